@@ -1,0 +1,110 @@
+import { eq } from 'drizzle-orm';
+import { accounts } from '../../db/schema.js';
+import type { Deps } from '../context.js';
+import { issueLink, linkMembers } from '../owner/links.js';
+import { Problem } from '../problems.js';
+import { newId } from '../secrets.js';
+import type { Keys, Principal } from './keys.js';
+import type { AccountView, CreateAccountInput } from './schemas.js';
+
+export type AccountRow = typeof accounts.$inferSelect;
+
+export class Accounts {
+  constructor(
+    private readonly deps: Deps,
+    private readonly keys: Keys,
+  ) {}
+
+  /** Sign-up needs no key: the account, its first key and the owner's link in one transaction. */
+  async create(input: CreateAccountInput) {
+    const { db, clock, baseUrl } = this.deps;
+    return db.transaction(async (tx) => {
+      const id = newId('acct');
+      await tx.insert(accounts).values({
+        id,
+        name: input.name,
+        email: input.email.toLowerCase(),
+        createdAt: clock.now(),
+      });
+      const key = await this.keys.create(tx, id);
+      const link = await issueLink(tx, clock, baseUrl, id);
+      return { id, api_key: key.api_key, ...linkMembers(link) };
+    });
+  }
+
+  async row(accountId: string): Promise<AccountRow> {
+    const [row] = await this.deps.db.select().from(accounts).where(eq(accounts.id, accountId));
+    if (!row || row.status === 'deleted') throw new Problem('not_found');
+    return row;
+  }
+
+  /** The account as the agent and the owner see it, with a fresh account_url. */
+  async view(accountId: string): Promise<AccountView> {
+    const row = await this.row(accountId);
+    const link = await issueLink(this.deps.db, this.deps.clock, this.deps.baseUrl, accountId);
+    return {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      email_verified: row.emailVerified,
+      status: row.status === 'deleted' ? 'pending_deletion' : row.status,
+      balance: row.balance,
+      strikes: row.strikes,
+      card_on_file: row.cardOnFile,
+      auto_recharge: {
+        enabled: row.autoRechargeEnabled,
+        threshold: row.autoRechargeThreshold,
+        amount: row.autoRechargeAmount,
+      },
+      ...linkMembers(link),
+    };
+  }
+
+  /** A Problem that hands the owner a fresh link. */
+  async ownerProblem(
+    accountId: string,
+    code: 'owner_action_required' | 'insufficient_balance',
+    detail: string,
+  ): Promise<Problem> {
+    const link = await issueLink(this.deps.db, this.deps.clock, this.deps.baseUrl, accountId);
+    return new Problem(code, {
+      detail,
+      accountUrl: link.url,
+      extra: { account_url_expires_at: link.expiresAt.toISOString() },
+    });
+  }
+
+  /** An agent may turn auto-recharge off, never on. */
+  async setAutoRecharge(principal: Principal, enabled: boolean): Promise<AccountView> {
+    if (enabled) {
+      throw await this.ownerProblem(
+        principal.accountId,
+        'owner_action_required',
+        'Only the owner can turn auto-recharge on, on the account page. Give account_url to your human.',
+      );
+    }
+    await this.deps.db
+      .update(accounts)
+      .set({ autoRechargeEnabled: false })
+      .where(eq(accounts.id, principal.accountId));
+    return this.view(principal.accountId);
+  }
+
+  /** DELETE /v1/account only asks the owner; deletion happens when they confirm on the page. */
+  async requestDeletion(principal: Principal) {
+    const link = await issueLink(this.deps.db, this.deps.clock, this.deps.baseUrl, principal.accountId);
+    return {
+      status: 'owner_confirmation_required' as const,
+      detail:
+        'The owner confirms deletion on the account page (account_url). Until then nothing changes and the request can be abandoned.',
+      ...linkMembers(link),
+    };
+  }
+
+  /** Agent operations that act (post, search, webhooks) need an account in good standing. */
+  assertActive(principal: Principal): void {
+    if (principal.status === 'banned') {
+      throw new Problem('account_banned', { detail: 'This account reached three strikes and is banned.' });
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { desc, eq } from 'drizzle-orm';
+import nodemailer from 'nodemailer';
+import type { Db } from '../../db/client.js';
+import { mailOutbox } from '../../db/schema.js';
+import type { Clock } from '../clock.js';
+import { newId } from '../secrets.js';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  replyTo?: string;
+}
+
+export interface Mailer {
+  readonly kind: 'outbox' | 'smtp';
+  send(mail: Mail): Promise<void>;
+}
+
+type Log = (msg: string) => void;
+
+/** Embedded default: mail is kept in the database (GET /v1/admin/outbox) and announced in the log
+ *  without its text, since the text may hold a one-time code. */
+export class OutboxMailer implements Mailer {
+  readonly kind = 'outbox';
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly log: Log,
+  ) {}
+
+  async send(mail: Mail): Promise<void> {
+    await this.db.insert(mailOutbox).values({
+      id: newId('mail'),
+      to: mail.to.toLowerCase(),
+      subject: mail.subject,
+      text: mail.text,
+      replyTo: mail.replyTo ?? null,
+      createdAt: this.clock.now(),
+    });
+    this.log(
+      `mail to ${mail.to}: "${mail.subject}" (read it at /v1/admin/outbox?to=${encodeURIComponent(mail.to)})`,
+    );
+  }
+}
+
+export class SmtpMailer implements Mailer {
+  readonly kind = 'smtp';
+  readonly #transport: nodemailer.Transporter;
+  constructor(
+    url: string,
+    private readonly from: string,
+  ) {
+    this.#transport = nodemailer.createTransport(url);
+  }
+
+  async send(mail: Mail): Promise<void> {
+    await this.#transport.sendMail({
+      from: this.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+    });
+  }
+}
+
+export async function listOutbox(db: Db, to: string | undefined, limit = 50) {
+  const rows = await db
+    .select()
+    .from(mailOutbox)
+    .where(to ? eq(mailOutbox.to, to.toLowerCase()) : undefined)
+    .orderBy(desc(mailOutbox.createdAt), desc(mailOutbox.id))
+    .limit(limit);
+  return rows.map((r) => ({
+    id: r.id,
+    to: r.to,
+    subject: r.subject,
+    text: r.text,
+    reply_to: r.replyTo,
+    created_at: r.createdAt.toISOString(),
+  }));
+}

@@ -1,0 +1,140 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { serviceState } from '../../db/schema.js';
+import type { Clock } from '../clock.js';
+
+export type ModelState = 'idle' | 'starting' | 'running';
+
+interface Stored {
+  state: ModelState;
+  ready_at: string | null;
+  last_used_at: string | null;
+  /** Measured seconds per decision (moving average); seeds the estimates. */
+  seconds_per_post: number;
+  /** Measured seconds the last cold start took. */
+  start_seconds: number;
+}
+
+export interface LifecycleOptions {
+  /** Emulated (local) or expected (openai) cold-start time. */
+  startSeconds: number;
+  /** Scale to zero after this long without work. */
+  idleSeconds: number;
+}
+
+export interface Estimate {
+  state: 'running' | 'starting';
+  estimated_decision_at: string;
+  retry_after_seconds: number;
+}
+
+const ROW = 'moderation_model';
+
+/**
+ * The moderation model scales to zero: idle until a post arrives, then starting (cold start),
+ * then running until it has been idle for `idleSeconds`. The state lives in the database so
+ * every process reports the same thing.
+ */
+export class ModelLifecycle {
+  constructor(
+    private readonly clock: Clock,
+    private readonly opts: LifecycleOptions,
+  ) {}
+
+  private seed(): Stored {
+    return {
+      state: 'idle',
+      ready_at: null,
+      last_used_at: null,
+      seconds_per_post: 2,
+      start_seconds: this.opts.startSeconds,
+    };
+  }
+
+  async read(exec: Executor): Promise<Stored> {
+    const [row] = await exec.select().from(serviceState).where(eq(serviceState.name, ROW));
+    return { ...this.seed(), ...((row?.value as Partial<Stored> | undefined) ?? {}) };
+  }
+
+  private async write(exec: Executor, value: Stored): Promise<void> {
+    await exec
+      .insert(serviceState)
+      .values({ name: ROW, value: value as unknown as Record<string, unknown>, updatedAt: this.clock.now() })
+      .onConflictDoUpdate({
+        target: serviceState.name,
+        set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
+      });
+  }
+
+  /** The state as of now: a start whose time has come is running; a long-unused model is idle. */
+  current(s: Stored): ModelState {
+    const now = this.clock.now().getTime();
+    if (s.state === 'starting' && s.ready_at && Date.parse(s.ready_at) <= now) return 'running';
+    if (
+      s.state === 'running' &&
+      s.last_used_at &&
+      now - Date.parse(s.last_used_at) > this.opts.idleSeconds * 1000
+    ) {
+      return 'idle';
+    }
+    return s.state;
+  }
+
+  async state(exec: Executor): Promise<ModelState> {
+    return this.current(await this.read(exec));
+  }
+
+  /** Called in the transaction that queues a post: wakes the model and says when to expect a decision. */
+  async wake(tx: Executor, queuedAhead: number): Promise<Estimate> {
+    const s = await this.read(tx);
+    const now = this.clock.now();
+    let state = this.current(s);
+    if (state === 'idle') {
+      s.state = 'starting';
+      s.ready_at = new Date(now.getTime() + s.start_seconds * 1000).toISOString();
+      state = 'starting';
+    } else if (state === 'running' && s.state !== 'running') {
+      s.state = 'running';
+    }
+    s.last_used_at = now.toISOString();
+    await this.write(tx, s);
+    const startWait =
+      state === 'starting' && s.ready_at ? Math.max(0, (Date.parse(s.ready_at) - now.getTime()) / 1000) : 0;
+    const seconds = Math.ceil(startWait + (queuedAhead + 1) * s.seconds_per_post);
+    return {
+      state,
+      estimated_decision_at: new Date(now.getTime() + seconds * 1000).toISOString(),
+      retry_after_seconds: Math.max(1, seconds),
+    };
+  }
+
+  /** Seconds until the model can take work (0 when running). */
+  async secondsUntilReady(exec: Executor): Promise<number> {
+    const s = await this.read(exec);
+    const state = this.current(s);
+    if (state === 'running') return 0;
+    if (state === 'idle') return s.start_seconds;
+    return Math.max(0, (Date.parse(s.ready_at ?? '') - this.clock.now().getTime()) / 1000);
+  }
+
+  /** After a decision: the model is running, and its measured pace updates the estimates. */
+  async recordDecision(exec: Executor, seconds: number): Promise<void> {
+    const s = await this.read(exec);
+    s.state = 'running';
+    s.last_used_at = this.clock.now().toISOString();
+    s.seconds_per_post = Math.max(0.05, s.seconds_per_post * 0.8 + seconds * 0.2);
+    await this.write(exec, s);
+  }
+
+  /** The sweep scales an unused model to zero. */
+  async sweep(exec: Executor): Promise<ModelState> {
+    const s = await this.read(exec);
+    const state = this.current(s);
+    if (state !== s.state) {
+      s.state = state;
+      if (state === 'idle') s.ready_at = null;
+      await this.write(exec, s);
+    }
+    return state;
+  }
+}

@@ -1,0 +1,121 @@
+import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import { accounts, ownerChallenges, ownerSessions } from '../../db/schema.js';
+import type { Deps } from '../context.js';
+import { Problem } from '../problems.js';
+import { hashToken, newCode, newId, newToken, safeEqual } from '../secrets.js';
+import { findLiveLink } from './links.js';
+
+export const CODE_TTL_MS = 10 * 60 * 1000;
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const MAX_CODE_ATTEMPTS = 5;
+
+/**
+ * The owner's proof: whoever holds account_url asks for a six-digit code, which goes to the
+ * account's e-mail address; entering it opens an owner session and verifies the e-mail. An agent
+ * holding the link therefore still cannot act as the owner.
+ */
+export class OwnerSessions {
+  constructor(private readonly deps: Deps) {}
+
+  async sendCode(token: string): Promise<{ sent_to: string; expires_at: string }> {
+    const { db, clock, mailer } = this.deps;
+    const link = await findLiveLink(db, clock, token);
+    if (!link) throw new Problem('link_expired');
+    const [account] = await db.select().from(accounts).where(eq(accounts.id, link.accountId));
+    if (!account || account.status === 'deleted') throw new Problem('link_expired');
+    const code = newCode();
+    const expiresAt = new Date(clock.now().getTime() + CODE_TTL_MS);
+    await db
+      .insert(ownerChallenges)
+      .values({ linkId: link.id, accountId: account.id, codeHash: hashToken(code), expiresAt })
+      .onConflictDoUpdate({
+        target: ownerChallenges.linkId,
+        set: { codeHash: hashToken(code), attempts: 0, expiresAt, usedAt: null },
+      });
+    await mailer.send({
+      to: account.email,
+      subject: `Your agentpress code: ${code}`,
+      text: [
+        `Someone opened the account page of "${account.name}" on agentpress.`,
+        '',
+        `Your one-time code is ${code}. It expires in 10 minutes.`,
+        '',
+        'If that was not you, ignore this message: nothing happens without the code.',
+      ].join('\n'),
+    });
+    return { sent_to: maskEmail(account.email), expires_at: expiresAt.toISOString() };
+  }
+
+  async verifyCode(
+    token: string,
+    code: string,
+  ): Promise<{ owner_token: string; expires_at: string; account_id: string }> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const link = await findLiveLink(db, clock, token);
+    if (!link) throw new Problem('link_expired');
+    const [challenge] = await db.select().from(ownerChallenges).where(eq(ownerChallenges.linkId, link.id));
+    if (!challenge || challenge.usedAt || challenge.expiresAt <= now) {
+      throw new Problem('invalid_code', { detail: 'No live code for this link: request one first.' });
+    }
+    if (challenge.attempts >= MAX_CODE_ATTEMPTS) throw new Problem('too_many_attempts');
+    if (!safeEqual(challenge.codeHash, hashToken(code))) {
+      await db
+        .update(ownerChallenges)
+        .set({ attempts: sql`${ownerChallenges.attempts} + 1` })
+        .where(eq(ownerChallenges.linkId, link.id));
+      throw new Problem('invalid_code');
+    }
+    const ownerToken = newToken('ap_owner');
+    const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+    const opened = await db.transaction(async (tx) => {
+      const claimed = await tx
+        .update(ownerChallenges)
+        .set({ usedAt: now })
+        .where(
+          and(
+            eq(ownerChallenges.linkId, link.id),
+            isNull(ownerChallenges.usedAt),
+            lt(ownerChallenges.attempts, MAX_CODE_ATTEMPTS),
+          ),
+        )
+        .returning({ id: ownerChallenges.linkId });
+      if (claimed.length === 0) return false;
+      await tx.update(accounts).set({ emailVerified: true }).where(eq(accounts.id, link.accountId));
+      await tx.insert(ownerSessions).values({
+        id: newId('osess'),
+        accountId: link.accountId,
+        tokenHash: hashToken(ownerToken),
+        createdAt: now,
+        expiresAt,
+      });
+      return true;
+    });
+    if (!opened) throw new Problem('invalid_code', { detail: 'This code was already used.' });
+    return { owner_token: ownerToken, expires_at: expiresAt.toISOString(), account_id: link.accountId };
+  }
+
+  /** The account an owner token stands for, or null. */
+  async authenticate(ownerToken: string): Promise<string | null> {
+    const { db, clock } = this.deps;
+    const [row] = await db
+      .select({ accountId: ownerSessions.accountId, status: accounts.status })
+      .from(ownerSessions)
+      .innerJoin(accounts, eq(accounts.id, ownerSessions.accountId))
+      .where(
+        and(eq(ownerSessions.tokenHash, hashToken(ownerToken)), gt(ownerSessions.expiresAt, clock.now())),
+      )
+      .limit(1);
+    if (!row || row.status === 'deleted') return null;
+    return row.accountId;
+  }
+
+  async end(ownerToken: string): Promise<void> {
+    await this.deps.db.delete(ownerSessions).where(eq(ownerSessions.tokenHash, hashToken(ownerToken)));
+  }
+}
+
+export function maskEmail(email: string): string {
+  const [local = '', domain = ''] = email.split('@');
+  return `${local.slice(0, 1)}${'*'.repeat(Math.max(1, local.length - 1))}@${domain}`;
+}

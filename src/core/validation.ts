@@ -1,0 +1,27 @@
+import type { z } from 'zod';
+import { type FieldError, Problem } from './problems.js';
+
+/** RFC 6901: `~` and `/` in a segment are escaped. */
+export function jsonPointer(path: readonly PropertyKey[], prefix = ''): string {
+  return prefix + path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
+  return issues.map((i) => ({ pointer: jsonPointer(i.path, prefix), detail: i.message }));
+}
+
+export function validationProblem(errors: FieldError[]): Problem {
+  const first = errors[0];
+  const detail =
+    errors.length === 1 && first
+      ? `${first.pointer || 'body'}: ${first.detail}`
+      : `${errors.length} fields are invalid; see errors[].`;
+  return new Problem('validation_failed', { detail, errors });
+}
+
+/** Parses input that did not pass through an HTTP schema (MCP tools, site-specific bodies). */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw validationProblem(fieldErrors(r.error.issues, prefix));
+  return r.data;
+}

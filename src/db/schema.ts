@@ -1,0 +1,205 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const micros = (name: string) => bigint(name, { mode: 'number' });
+
+export const accounts = pgTable('accounts', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  email: text('email').notNull(),
+  emailVerified: boolean('email_verified').notNull().default(false),
+  status: text('status', { enum: ['active', 'banned', 'pending_deletion', 'deleted'] })
+    .notNull()
+    .default('active'),
+  balance: micros('balance').notNull().default(0),
+  strikes: integer('strikes').notNull().default(0),
+  cardOnFile: boolean('card_on_file').notNull().default(false),
+  cardLast4: text('card_last4'),
+  autoRechargeEnabled: boolean('auto_recharge_enabled').notNull().default(false),
+  autoRechargeThreshold: micros('auto_recharge_threshold').notNull().default(1_000_000),
+  autoRechargeAmount: micros('auto_recharge_amount').notNull().default(10_000_000),
+  createdAt: ts('created_at').notNull(),
+  deletedAt: ts('deleted_at'),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    prefix: text('prefix').notNull(),
+    hash: text('hash').notNull(),
+    createdAt: ts('created_at').notNull(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_hash_idx').on(t.hash), index('api_keys_account_idx').on(t.accountId)],
+);
+
+/** One row per account_url handed out; the token itself is never stored. */
+export const accountLinks = pgTable(
+  'account_links',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('account_links_token_idx').on(t.tokenHash),
+    index('account_links_expiry_idx').on(t.expiresAt),
+  ],
+);
+
+/** A six-digit code e-mailed to the owner; one live challenge per link. */
+export const ownerChallenges = pgTable('owner_challenges', {
+  linkId: text('link_id')
+    .primaryKey()
+    .references(() => accountLinks.id),
+  accountId: text('account_id').notNull(),
+  codeHash: text('code_hash').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+});
+
+export const ownerSessions = pgTable(
+  'owner_sessions',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('owner_sessions_token_idx').on(t.tokenHash)],
+);
+
+/** Append-only: every movement of money. Sum of amounts per account = its balance. */
+export const ledger = pgTable(
+  'ledger',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    kind: text('kind', {
+      enum: ['top_up', 'post_fee', 'refund', 'fine', 'search_fee', 'auto_recharge', 'withdrawal'],
+    }).notNull(),
+    amount: micros('amount').notNull(),
+    balanceAfter: micros('balance_after').notNull(),
+    reference: text('reference'),
+    memo: text('memo'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('ledger_account_idx').on(t.accountId, t.id)],
+);
+
+export const topUps = pgTable('top_ups', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id')
+    .notNull()
+    .references(() => accounts.id),
+  amount: micros('amount').notNull(),
+  status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+  provider: text('provider').notNull(),
+  providerRef: text('provider_ref'),
+  createdAt: ts('created_at').notNull(),
+});
+
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: text('id').primaryKey(),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    replyTo: text('reply_to'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('mail_outbox_to_idx').on(t.to, t.createdAt)],
+);
+
+export const posts = pgTable(
+  'posts',
+  {
+    id: text('id').primaryKey(),
+    site: text('site').notNull(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    keyId: text('key_id'),
+    status: text('status', {
+      enum: ['queued', 'published', 'review', 'rejected', 'removed', 'deleted'],
+    }).notNull(),
+    title: text('title'),
+    body: text('body').notNull(),
+    topics: jsonb('topics').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    /** The site-specific members of the body beyond title, body and topics. */
+    fields: jsonb('fields').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    country: text('country'),
+    state: text('state'),
+    city: text('city'),
+    authorName: text('author_name').notNull(),
+    charged: micros('charged').notNull(),
+    prefilter: jsonb('prefilter').$type<Record<string, unknown>>(),
+    moderation: jsonb('moderation').$type<Record<string, unknown>>(),
+    rejectionCategory: text('rejection_category'),
+    rejectionReason: text('rejection_reason'),
+    refunded: boolean('refunded').notNull().default(false),
+    /** Classifieds expire; events end. Lists leave out posts past this instant. */
+    visibleUntil: ts('visible_until'),
+    startsAt: ts('starts_at'),
+    createdAt: ts('created_at').notNull(),
+    decidedAt: ts('decided_at'),
+    publishedAt: ts('published_at'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [
+    index('posts_site_published_idx').on(t.site, t.status, t.publishedAt),
+    index('posts_account_idx').on(t.accountId, t.createdAt),
+    index('posts_status_idx').on(t.status),
+  ],
+);
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    accountId: text('account_id').notNull(),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    state: text('state', { enum: ['in_flight', 'done'] }).notNull(),
+    responseStatus: integer('response_status'),
+    responseHeaders: jsonb('response_headers').$type<Record<string, string>>(),
+    responseBody: text('response_body'),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.key] }), index('idempotency_expiry_idx').on(t.expiresAt)],
+);
+
+/** Model lifecycle and other single-row service state. */
+export const serviceState = pgTable('service_state', {
+  name: text('name').primaryKey(),
+  value: jsonb('value').$type<Record<string, unknown>>().notNull(),
+  updatedAt: ts('updated_at').notNull(),
+});

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  accountView,
+  createAccountBody,
+  createAccountResponse,
+  deleteAccountResponse,
+  patchAccountBody,
+} from '../../core/accounts/schemas.js';
+import type { AppContext } from '../app.js';
+
+const keyed = [{ apiKey: [] }];
+
+export async function accountRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { accounts } = platform.services;
+
+  r.post(
+    '/v1/accounts',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Create an account; returns the API key once and the owner link',
+        body: createAccountBody,
+        response: { 201: createAccountResponse },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await accounts.create(req.body)),
+  );
+
+  r.get(
+    '/v1/account',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'The account of the calling key',
+        security: keyed,
+        response: { 200: accountView },
+      },
+    },
+    async (req) => accounts.view((await auth.agent(req)).accountId),
+  );
+
+  r.patch(
+    '/v1/account',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Turn auto-recharge off (turning it on needs the owner: 403 with account_url)',
+        security: keyed,
+        body: patchAccountBody,
+        response: { 200: accountView },
+      },
+    },
+    async (req) => accounts.setAutoRecharge(await auth.agent(req), req.body.auto_recharge.enabled),
+  );
+
+  r.delete(
+    '/v1/account',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Ask the owner to delete the account; returns the account_url where they confirm',
+        security: keyed,
+        response: { 202: deleteAccountResponse },
+      },
+    },
+    async (req, reply) => reply.code(202).send(await accounts.requestDeletion(await auth.agent(req))),
+  );
+}

@@ -1,0 +1,119 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { accountView } from '../../core/accounts/schemas.js';
+import { topUpBody, topUpView } from '../../core/billing/top-ups.js';
+import type { AppContext } from '../app.js';
+
+const owner = [{ ownerSession: [] }];
+
+export const sessionBody = z.strictObject({
+  token: z.string().min(1).max(200).describe('The token query parameter of account_url'),
+  code: z
+    .string()
+    .regex(/^\d{6}$/, 'code is the six digits from the e-mail')
+    .optional(),
+});
+
+export async function manageRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { ownerSessions, keys, topUps, accounts } = platform.services;
+
+  r.post(
+    '/v1/manage/session',
+    {
+      schema: {
+        tags: ['owner'],
+        summary:
+          'Owner proof: {token} e-mails a six-digit code (202); {token, code} opens the owner session (200)',
+        body: sessionBody,
+        response: {
+          200: z.object({ owner_token: z.string(), expires_at: z.string(), account_id: z.string() }),
+          202: z.object({ sent_to: z.string(), expires_at: z.string() }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { token, code } = req.body;
+      if (code === undefined) return reply.code(202).send(await ownerSessions.sendCode(token));
+      return reply.code(200).send(await ownerSessions.verifyCode(token, code));
+    },
+  );
+
+  r.get(
+    '/v1/manage/account',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'The account, as its owner sees it',
+        security: owner,
+        response: { 200: accountView },
+      },
+    },
+    async (req) => accounts.view(await auth.owner(req)),
+  );
+
+  const keyView = z.object({
+    id: z.string(),
+    prefix: z.string(),
+    created_at: z.string(),
+    revoked_at: z.string().nullable(),
+  });
+
+  r.get(
+    '/v1/manage/keys',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'Live API keys (prefixes only)',
+        security: owner,
+        response: { 200: z.object({ data: z.array(keyView), next_cursor: z.null() }) },
+      },
+    },
+    async (req) => ({ data: await keys.list(await auth.owner(req)), next_cursor: null }),
+  );
+
+  r.post(
+    '/v1/manage/keys',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'Create an API key (at most 20 live keys: 409 too_many_keys)',
+        security: owner,
+        body: z.strictObject({}).optional(),
+        response: { 201: z.object({ id: z.string(), api_key: z.string(), prefix: z.string() }) },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await keys.createForOwner(await auth.owner(req))),
+  );
+
+  r.delete(
+    '/v1/manage/keys/:id',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'Revoke an API key; it stops working at once',
+        security: owner,
+        params: z.object({ id: z.string() }),
+      },
+    },
+    async (req, reply) => {
+      await keys.revoke(await auth.owner(req), req.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  r.post(
+    '/v1/manage/top-ups',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'Add money to the balance',
+        security: owner,
+        body: topUpBody,
+        response: { 201: topUpView },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await topUps.create(await auth.owner(req), req.body)),
+  );
+}

@@ -1,0 +1,73 @@
+import PgBoss from 'pg-boss';
+import { type Database, type Executor, executorFor } from '../db/client.js';
+
+/** Job kinds and their payloads. */
+export interface JobPayloads {
+  moderate: { post_id: string };
+  'deliver-webhook': { delivery_id: string };
+  sweep: Record<string, never>;
+}
+export type JobName = keyof JobPayloads;
+export const JOB_NAMES: JobName[] = ['moderate', 'deliver-webhook', 'sweep'];
+
+export interface SendOptions {
+  startAfter?: Date;
+  singletonKey?: string;
+  retryLimit?: number;
+  retryDelay?: number;
+  retryBackoff?: boolean;
+}
+
+/**
+ * Jobs are rows in the same database (pg-boss). `send` takes the transaction that causes the
+ * job, so the state change and its job commit together or not at all.
+ */
+export class JobQueue {
+  readonly boss: PgBoss;
+  #started = false;
+
+  constructor(database: Database, opts: { supervise: boolean }) {
+    const common = { schema: 'pgboss', supervise: opts.supervise, schedule: false, migrate: true } as const;
+    this.boss =
+      database.kind === 'postgres'
+        ? new PgBoss({ ...common, connectionString: database.connectionString, max: 4 })
+        : new PgBoss({ ...common, db: database.sqlExecutor });
+  }
+
+  async start(onError: (err: Error) => void): Promise<void> {
+    this.boss.on('error', onError);
+    await this.boss.start();
+    for (const name of JOB_NAMES) {
+      if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name);
+    }
+    this.#started = true;
+  }
+
+  async send<N extends JobName>(exec: Executor, name: N, data: JobPayloads[N], options: SendOptions = {}) {
+    return this.boss.send(name, data, { ...options, db: executorFor(exec) });
+  }
+
+  async work<N extends JobName>(
+    name: N,
+    handler: (data: JobPayloads[N], job: { id: string; retryCount: number }) => Promise<void>,
+    opts: { batchSize?: number; pollingIntervalSeconds?: number } = {},
+  ): Promise<string> {
+    return this.boss.work<JobPayloads[N]>(
+      name,
+      { batchSize: opts.batchSize ?? 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5 },
+      async (jobs) => {
+        for (const job of jobs)
+          await handler(job.data, {
+            id: job.id,
+            retryCount: (job as { retryCount?: number }).retryCount ?? 0,
+          });
+      },
+    );
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+  }
+}

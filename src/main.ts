@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
+import { migrate, openDatabase, pgliteDirFor } from './db/client.js';
+import { buildApp } from './http/app.js';
+import { createPlatform, persistentSecret } from './platform.js';
+
+const USAGE = `usage: agentpress [serve|work|migrate]   (default: serve and work in one process)
+
+  serve     the HTTP API, MCP server and pages
+  work      job workers: moderation, webhook deliveries, site rebuilds, sweeps
+  migrate   apply database migrations and exit`;
+
+async function main() {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) return console.log(USAGE);
+  const command = positionals[0] ?? 'all';
+  const config = loadConfig();
+
+  if (command === 'migrate') {
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      pgliteDir: pgliteDirFor(config.dataDir),
+    });
+    await migrate(database);
+    await database.close();
+    return console.log('migrations applied');
+  }
+  if (!['all', 'serve', 'work'].includes(command)) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const serve = command !== 'work';
+  const work = command !== 'serve';
+  const adminCreated =
+    !config.adminToken && persistentSecret(config.dataDir, 'admin-token', 'ap_admin').created;
+  const platform = await createPlatform(config, { supervise: work });
+  if (work) await platform.startWorkers();
+  const app = serve ? await buildApp(platform) : undefined;
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing in-flight requests and jobs`);
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    await app?.close();
+    await platform.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  if (app) {
+    await app.listen({ port: config.port, host: config.host });
+    const db = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${pgliteDirFor(config.dataDir)}`;
+    console.log(
+      [
+        '',
+        `agentpress is listening on ${config.baseUrl}  (${command === 'all' ? 'serve + work' : 'serve'}; ${db})`,
+        `admin token: ${platform.adminToken}${adminCreated ? '  (new; kept in DATA_DIR/admin-token)' : ''}`,
+        '',
+        'First request to try:',
+        `  curl -s ${config.baseUrl}/v1/status`,
+        `  curl -s -X POST ${config.baseUrl}/v1/accounts -H 'content-type: application/json' \\`,
+        `       -d '{"name":"my agent","email":"you@example.com","accept_terms":true}'`,
+        '',
+      ].join('\n'),
+    );
+  } else {
+    console.log('agentpress worker running');
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

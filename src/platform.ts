@@ -1,0 +1,118 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import { Accounts } from './core/accounts/accounts.js';
+import { Keys } from './core/accounts/keys.js';
+import { TopUps } from './core/billing/top-ups.js';
+import { type Clock, systemClock } from './core/clock.js';
+import type { Deps, Logger } from './core/context.js';
+import { type Mailer, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
+import { ModelLifecycle } from './core/moderation/lifecycle.js';
+import { OwnerSessions } from './core/owner/sessions.js';
+import { type PaymentProvider, TestPaymentProvider } from './core/payments/provider.js';
+import { newToken } from './core/secrets.js';
+import { Status } from './core/status.js';
+import { type Database, migrate, openDatabase, pgliteDirFor } from './db/client.js';
+import { JobQueue } from './jobs/queue.js';
+
+export interface Services {
+  accounts: Accounts;
+  keys: Keys;
+  ownerSessions: OwnerSessions;
+  topUps: TopUps;
+  lifecycle: ModelLifecycle;
+  status: Status;
+}
+
+export interface Platform {
+  config: Config;
+  database: Database;
+  deps: Deps;
+  services: Services;
+  jobs: JobQueue;
+  adminToken: string;
+  /** Starts the job workers (the `work` role). */
+  startWorkers(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** An already open database (tests pass a clone of a migrated template). */
+  database?: Database;
+  mailer?: Mailer;
+  payments?: PaymentProvider;
+  /** Run pg-boss supervision (maintenance) in this process. */
+  supervise?: boolean;
+}
+
+const consoleLog: Logger = {
+  info: (o, m) => console.log(m ?? o),
+  warn: (o, m) => console.warn(m ?? o),
+  error: (o, m) => console.error(m ?? o),
+};
+
+/** A secret the embedded default generates once and keeps under DATA_DIR. */
+export function persistentSecret(
+  dataDir: string,
+  file: string,
+  prefix: string,
+): { value: string; created: boolean } {
+  const path = join(dataDir, file);
+  if (existsSync(path)) return { value: readFileSync(path, 'utf8').trim(), created: false };
+  mkdirSync(dataDir, { recursive: true });
+  const value = newToken(prefix);
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  return { value, created: true };
+}
+
+/** The composition root: one place where every dependency is chosen and wired. */
+export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? consoleLog;
+  const database =
+    opts.database ??
+    (await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirFor(config.dataDir) }));
+  if (!opts.database) await migrate(database);
+
+  const adminToken = config.adminToken ?? persistentSecret(config.dataDir, 'admin-token', 'ap_admin').value;
+  const mailer =
+    opts.mailer ??
+    (config.smtpUrl
+      ? new SmtpMailer(config.smtpUrl, config.mailFrom)
+      : new OutboxMailer(database.db, clock, (m) => log.info(m)));
+  const payments = opts.payments ?? new TestPaymentProvider();
+  const deps: Deps = { db: database.db, clock, baseUrl: config.baseUrl, mailer, payments, log };
+
+  const keys = new Keys(deps);
+  const lifecycle = new ModelLifecycle(clock, {
+    startSeconds: config.moderatorStartSeconds,
+    idleSeconds: config.moderatorIdleSeconds,
+  });
+  const services: Services = {
+    lifecycle,
+    status: new Status(deps, lifecycle),
+    keys,
+    accounts: new Accounts(deps, keys),
+    ownerSessions: new OwnerSessions(deps),
+    topUps: new TopUps(deps),
+  };
+
+  const jobs = new JobQueue(database, { supervise: opts.supervise ?? true });
+  await jobs.start((err) => log.error({ err }, 'job queue error'));
+
+  return {
+    config,
+    database,
+    deps,
+    services,
+    jobs,
+    adminToken,
+    async startWorkers() {},
+    async close() {
+      await jobs.stop();
+      await database.close();
+    },
+  };
+}

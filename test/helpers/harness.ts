@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/core/clock.js';
+import type { Mailer } from '../../src/core/mail/mailer.js';
+import { type Database, openDatabase } from '../../src/db/client.js';
+import { type App, buildApp } from '../../src/http/app.js';
+import { createPlatform, type Platform } from '../../src/platform.js';
+import { TestClock } from './clock.js';
+import { withDatabase } from './global-setup.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const BASE_URL = 'http://agentpress.test';
+
+/** A fresh database cloned from the migrated template: PGlite snapshot or PostgreSQL TEMPLATE. */
+export async function openTestDatabase(): Promise<Database> {
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const name = `agentpress_t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
+    } finally {
+      await admin.end();
+    }
+    return openDatabase({ databaseUrl: withDatabase(url, name), poolSize: 10 });
+  }
+  const snapshot = new Blob([readFileSync(inject('templateSnapshot'))]);
+  return openDatabase({ pgliteSnapshot: snapshot });
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: test replies are inspected freely
+  json: any;
+}
+
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+  ip?: string;
+}
+
+export interface TestEnv {
+  platform: Platform;
+  app: App;
+  clock: TestClock;
+  call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface TestEnvOptions {
+  clock?: TestClock;
+  env?: Record<string, string>;
+  mailer?: Mailer;
+}
+
+export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
+  const clock = opts.clock ?? new TestClock();
+  const config = loadConfig({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'agentpress-data-')),
+    ADMIN_TOKEN,
+    BASE_URL,
+    MODERATOR_START_SECONDS: '0',
+    LOG_LEVEL: 'silent',
+    ...opts.env,
+  });
+  const database = await openTestDatabase();
+  const platform = await createPlatform(config, {
+    clock: clock as Clock,
+    database,
+    ...(opts.mailer ? { mailer: opts.mailer } : {}),
+    log: { info() {}, warn() {}, error: (o) => console.error(o) },
+  });
+  const app = await buildApp(platform, { logger: false });
+  await app.ready();
+  return {
+    platform,
+    app,
+    clock,
+    async call(method, path, o = {}) {
+      const headers: Record<string, string> = { accept: 'application/json', ...o.headers };
+      if (o.key) headers.authorization = `Bearer ${o.key}`;
+      let payload: string | undefined;
+      if (o.raw !== undefined) payload = o.raw;
+      else if (o.body !== undefined) {
+        payload = JSON.stringify(o.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await app.inject({
+        method: method as 'GET',
+        url: path,
+        headers,
+        ...(payload !== undefined ? { payload } : {}),
+        ...(o.ip ? { remoteAddress: o.ip } : {}),
+      });
+      let json: unknown;
+      try {
+        json = res.body ? JSON.parse(res.body) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: res.statusCode, headers: res.headers, text: res.body, json };
+    },
+    async close() {
+      await app.close();
+      await platform.close();
+    },
+  };
+}
