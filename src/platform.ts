@@ -8,12 +8,16 @@ import { type Clock, systemClock } from './core/clock.js';
 import type { Deps, Logger } from './core/context.js';
 import { type Mailer, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
 import { ModelLifecycle } from './core/moderation/lifecycle.js';
+import { ModerationService } from './core/moderation/moderation.js';
+import { LocalModerator } from './core/moderation/moderator.js';
 import { OwnerSessions } from './core/owner/sessions.js';
 import { type PaymentProvider, TestPaymentProvider } from './core/payments/provider.js';
+import { Posts } from './core/posts/posts.js';
 import { newToken } from './core/secrets.js';
 import { Status } from './core/status.js';
 import { type Database, migrate, openDatabase, pgliteDirFor } from './db/client.js';
 import { JobQueue } from './jobs/queue.js';
+import { Workers } from './jobs/workers.js';
 
 export interface Services {
   accounts: Accounts;
@@ -22,6 +26,8 @@ export interface Services {
   topUps: TopUps;
   lifecycle: ModelLifecycle;
   status: Status;
+  posts: Posts;
+  moderation: ModerationService;
 }
 
 export interface Platform {
@@ -30,6 +36,7 @@ export interface Platform {
   deps: Deps;
   services: Services;
   jobs: JobQueue;
+  workers: Workers;
   adminToken: string;
   /** Starts the job workers (the `work` role). */
   startWorkers(): Promise<void>;
@@ -85,22 +92,27 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const payments = opts.payments ?? new TestPaymentProvider();
   const deps: Deps = { db: database.db, clock, baseUrl: config.baseUrl, mailer, payments, log };
 
+  const jobs = new JobQueue(database, { supervise: opts.supervise ?? true });
+  await jobs.start((err) => log.error({ err }, 'job queue error'));
+
   const keys = new Keys(deps);
+  const accounts = new Accounts(deps, keys);
   const lifecycle = new ModelLifecycle(clock, {
     startSeconds: config.moderatorStartSeconds,
     idleSeconds: config.moderatorIdleSeconds,
   });
+  const moderation = new ModerationService(deps, lifecycle, new LocalModerator(), jobs);
   const services: Services = {
-    lifecycle,
-    status: new Status(deps, lifecycle),
     keys,
-    accounts: new Accounts(deps, keys),
+    accounts,
+    lifecycle,
+    moderation,
+    status: new Status(deps, lifecycle),
     ownerSessions: new OwnerSessions(deps),
     topUps: new TopUps(deps),
+    posts: new Posts(deps, accounts, lifecycle, jobs),
   };
-
-  const jobs = new JobQueue(database, { supervise: opts.supervise ?? true });
-  await jobs.start((err) => log.error({ err }, 'job queue error'));
+  const workers = new Workers(jobs, log, moderation);
 
   return {
     config,
@@ -108,8 +120,9 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     deps,
     services,
     jobs,
+    workers,
     adminToken,
-    async startWorkers() {},
+    startWorkers: () => workers.start(),
     async close() {
       await jobs.stop();
       await database.close();

@@ -125,11 +125,26 @@ export function executorFor(exec: Executor): SqlExecutor {
       const chunks: SQL[] = [];
       parts.forEach((part, i) => {
         if (i % 2 === 0) chunks.push(sql.raw(part));
-        else chunks.push(sql`${values[Number(part) - 1]}`);
+        else chunks.push(sql`${toParam(values[Number(part) - 1])}`);
       });
       return { rows: await queryRows<unknown>(exec, sql.join(chunks)) };
     },
   };
+}
+
+/** drizzle drops `undefined` from a template and does not serialise objects: do what pg would. */
+function toParam(v: unknown): unknown {
+  if (v === undefined) return null;
+  if (
+    v !== null &&
+    typeof v === 'object' &&
+    !(v instanceof Date) &&
+    !Array.isArray(v) &&
+    !Buffer.isBuffer(v)
+  ) {
+    return JSON.stringify(v);
+  }
+  return v;
 }
 
 export function pgliteDirFor(dataDir: string): string {

@@ -10,6 +10,8 @@ import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
 import { manageRoutes } from './routes/manage.js';
 import { metaRoutes } from './routes/meta.js';
+import { postRoutes } from './routes/posts.js';
+import { siteRoutes } from './routes/site.js';
 import { webRoutes } from './routes/web.js';
 
 export const BODY_LIMIT = 256 * 1024;
@@ -63,7 +65,9 @@ export async function buildApp(platform: Platform, opts: { logger?: boolean } = 
     await accountRoutes(api, ctx);
     await manageRoutes(api, ctx);
     await adminRoutes(api, ctx);
+    await postRoutes(api, ctx);
   });
+  await app.register(async (site) => siteRoutes(site, ctx));
   await app.register(async (web) => webRoutes(web, ctx));
   return app;
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isProblem, Problem, problemBody } from '../core/problems.js';
-import { validationProblem } from '../core/validation.js';
+import { jsonPointer, validationProblem } from '../core/validation.js';
 
 /** Maps anything thrown in a request to a Problem; unknown errors become a 500 with no internals. */
 export function toProblem(err: unknown): Problem {
@@ -9,10 +9,19 @@ export function toProblem(err: unknown): Problem {
   if (hasZodFastifySchemaValidationErrors(err)) {
     const prefix = err.validationContext === 'body' ? '' : `/${contextName(err.validationContext)}`;
     return validationProblem(
-      err.validation.map((v) => ({
-        pointer: prefix + (v.instancePath === '/' ? '' : v.instancePath),
-        detail: v.message ?? 'invalid',
-      })),
+      err.validation.flatMap((v) => {
+        const at = prefix + (v.instancePath === '/' ? '' : v.instancePath);
+        const detail = v.message ?? 'invalid';
+        // An unknown member is reported by zod at its parent object; point at the member itself.
+        const keys = (v.params as { keys?: unknown } | undefined)?.keys;
+        if (v.keyword === 'unrecognized_keys' && Array.isArray(keys) && keys.length > 0) {
+          return keys.map((k) => ({
+            pointer: jsonPointer([String(k)], at),
+            detail: `Unknown member "${String(k)}": remove it.`,
+          }));
+        }
+        return [{ pointer: at, detail }];
+      }),
     );
   }
   const e = err as Partial<FastifyError> & { type?: string };

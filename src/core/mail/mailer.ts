@@ -19,6 +19,20 @@ export interface Mailer {
 
 type Log = (msg: string) => void;
 
+let lastMs = 0;
+let seq = 0;
+/**
+ * Outbox ids sort in the order this process wrote them: the outbox is listed newest first by
+ * created_at, and mails written within one tick of the clock (a test clock that stands still, a
+ * code requested twice in a millisecond) are ordered by id, so a random id would shuffle them.
+ */
+export function outboxId(): string {
+  const ms = Math.max(Date.now(), lastMs);
+  seq = ms === lastMs ? seq + 1 : 0;
+  lastMs = ms;
+  return `mail_${ms.toString(36).padStart(9, '0')}${seq.toString(36).padStart(4, '0')}${newId('').slice(1)}`;
+}
+
 /** Embedded default: mail is kept in the database (GET /v1/admin/outbox) and announced in the log
  *  without its text, since the text may hold a one-time code. */
 export class OutboxMailer implements Mailer {
@@ -31,7 +45,7 @@ export class OutboxMailer implements Mailer {
 
   async send(mail: Mail): Promise<void> {
     await this.db.insert(mailOutbox).values({
-      id: newId('mail'),
+      id: outboxId(),
       to: mail.to.toLowerCase(),
       subject: mail.subject,
       text: mail.text,

@@ -89,6 +89,7 @@ export class ModelLifecycle {
     const s = await this.read(tx);
     const now = this.clock.now();
     let state = this.current(s);
+    const before = s.state;
     if (state === 'idle') {
       s.state = 'starting';
       s.ready_at = new Date(now.getTime() + s.start_seconds * 1000).toISOString();
@@ -96,24 +97,44 @@ export class ModelLifecycle {
     } else if (state === 'running' && s.state !== 'running') {
       s.state = 'running';
     }
-    s.last_used_at = now.toISOString();
-    await this.write(tx, s);
+    // Every post passes here: write only when something changed, so posts do not queue on this row.
+    const lastUsed = s.last_used_at ? Date.parse(s.last_used_at) : 0;
+    if (s.state !== before || now.getTime() - lastUsed > 5000) {
+      s.last_used_at = now.toISOString();
+      await this.write(tx, s);
+    }
+    return this.estimateFrom(s, state, queuedAhead);
+  }
+
+  /** When a post with `queuedAhead` posts before it can expect its decision (read only). */
+  async estimate(exec: Executor, queuedAhead: number): Promise<Estimate> {
+    const s = await this.read(exec);
+    const state = this.current(s);
+    return this.estimateFrom(s, state === 'idle' ? 'starting' : state, queuedAhead);
+  }
+
+  private estimateFrom(s: Stored, state: ModelState, queuedAhead: number): Estimate {
+    const now = this.clock.now().getTime();
     const startWait =
-      state === 'starting' && s.ready_at ? Math.max(0, (Date.parse(s.ready_at) - now.getTime()) / 1000) : 0;
-    const seconds = Math.ceil(startWait + (queuedAhead + 1) * s.seconds_per_post);
+      state === 'starting'
+        ? s.ready_at
+          ? Math.max(0, (Date.parse(s.ready_at) - now) / 1000)
+          : s.start_seconds
+        : 0;
+    const seconds = Math.max(1, Math.ceil(startWait + (queuedAhead + 1) * s.seconds_per_post));
     return {
-      state,
-      estimated_decision_at: new Date(now.getTime() + seconds * 1000).toISOString(),
-      retry_after_seconds: Math.max(1, seconds),
+      state: state === 'running' ? 'running' : 'starting',
+      estimated_decision_at: new Date(now + seconds * 1000).toISOString(),
+      retry_after_seconds: seconds,
     };
   }
 
-  /** Seconds until the model can take work (0 when running). */
-  async secondsUntilReady(exec: Executor): Promise<number> {
+  /** Seconds until the model can take work (0 when running); wakes an idle model. */
+  async readyIn(exec: Executor): Promise<number> {
     const s = await this.read(exec);
     const state = this.current(s);
     if (state === 'running') return 0;
-    if (state === 'idle') return s.start_seconds;
+    if (state === 'idle') return secondsFromEstimate(await this.wake(exec, 0), s.seconds_per_post);
     return Math.max(0, (Date.parse(s.ready_at ?? '') - this.clock.now().getTime()) / 1000);
   }
 
@@ -137,4 +158,8 @@ export class ModelLifecycle {
     }
     return state;
   }
+}
+
+function secondsFromEstimate(e: Estimate, perPost: number): number {
+  return e.state === 'running' ? 0 : Math.max(0, e.retry_after_seconds - perPost);
 }

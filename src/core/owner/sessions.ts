@@ -54,18 +54,32 @@ export class OwnerSessions {
     const now = clock.now();
     const link = await findLiveLink(db, clock, token);
     if (!link) throw new Problem('link_expired');
-    const [challenge] = await db.select().from(ownerChallenges).where(eq(ownerChallenges.linkId, link.id));
-    if (!challenge || challenge.usedAt || challenge.expiresAt <= now) {
-      throw new Problem('invalid_code', { detail: 'No live code for this link: request one first.' });
+    // Spend one attempt before comparing, in a single conditional UPDATE: concurrent guesses
+    // cannot all read the same count and so get more than MAX_CODE_ATTEMPTS tries at a code.
+    const [challenge] = await db
+      .update(ownerChallenges)
+      .set({ attempts: sql`${ownerChallenges.attempts} + 1` })
+      .where(
+        and(
+          eq(ownerChallenges.linkId, link.id),
+          isNull(ownerChallenges.usedAt),
+          gt(ownerChallenges.expiresAt, now),
+          lt(ownerChallenges.attempts, MAX_CODE_ATTEMPTS),
+        ),
+      )
+      .returning();
+    if (!challenge) {
+      const [current] = await db.select().from(ownerChallenges).where(eq(ownerChallenges.linkId, link.id));
+      if (current && !current.usedAt && current.expiresAt > now && current.attempts >= MAX_CODE_ATTEMPTS) {
+        throw new Problem('too_many_attempts');
+      }
+      throw new Problem('invalid_code', {
+        detail: current?.usedAt
+          ? 'This code was already used.'
+          : 'No live code for this link: request one first.',
+      });
     }
-    if (challenge.attempts >= MAX_CODE_ATTEMPTS) throw new Problem('too_many_attempts');
-    if (!safeEqual(challenge.codeHash, hashToken(code))) {
-      await db
-        .update(ownerChallenges)
-        .set({ attempts: sql`${ownerChallenges.attempts} + 1` })
-        .where(eq(ownerChallenges.linkId, link.id));
-      throw new Problem('invalid_code');
-    }
+    if (!safeEqual(challenge.codeHash, hashToken(code))) throw new Problem('invalid_code');
     const ownerToken = newToken('ap_owner');
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
     const opened = await db.transaction(async (tx) => {
@@ -75,8 +89,8 @@ export class OwnerSessions {
         .where(
           and(
             eq(ownerChallenges.linkId, link.id),
+            eq(ownerChallenges.codeHash, challenge.codeHash),
             isNull(ownerChallenges.usedAt),
-            lt(ownerChallenges.attempts, MAX_CODE_ATTEMPTS),
           ),
         )
         .returning({ id: ownerChallenges.linkId });

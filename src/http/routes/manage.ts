@@ -80,7 +80,8 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
         tags: ['owner'],
         summary: 'Create an API key (at most 20 live keys: 409 too_many_keys)',
         security: owner,
-        body: z.strictObject({}).optional(),
+        // Fastify hands a missing body to the validator as null, so `.optional()` alone would refuse it.
+        body: z.strictObject({}).nullish(),
         response: { 201: z.object({ id: z.string(), api_key: z.string(), prefix: z.string() }) },
       },
     },

@@ -1,0 +1,52 @@
+import { eq } from 'drizzle-orm';
+import { posts } from '../../db/schema.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Deps } from '../context.js';
+import type { ModelLifecycle } from './lifecycle.js';
+import type { Moderator } from './moderator.js';
+import { prefilter } from './prefilter.js';
+import { applyVerdict } from './verdicts.js';
+
+/** The `moderate` job: wait for the model, judge the post, apply the verdict once. */
+export class ModerationService {
+  constructor(
+    private readonly deps: Deps,
+    private readonly lifecycle: ModelLifecycle,
+    private readonly moderator: Moderator,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  async handle(postId: string): Promise<'done' | 'deferred' | 'skipped'> {
+    const { db, clock } = this.deps;
+    const [row] = await db.select().from(posts).where(eq(posts.id, postId));
+    if (!row || row.status !== 'queued') return 'skipped';
+    const wait = await this.lifecycle.readyIn(db);
+    if (wait > 0) {
+      // The model is still starting: come back when it is ready instead of holding a worker.
+      await this.jobs.send(
+        db,
+        'moderate',
+        { post_id: postId },
+        { startAfter: new Date(Date.now() + wait * 1000) },
+      );
+      return 'deferred';
+    }
+    const started = clock.now().getTime();
+    const pf = prefilter(row.title, row.body);
+    const verdict = await this.moderator.moderate({
+      id: row.id,
+      title: row.title,
+      body: row.body,
+      prefilter: pf,
+    });
+    await db.transaction(async (tx) => {
+      await tx
+        .update(posts)
+        .set({ prefilter: pf as unknown as Record<string, unknown> })
+        .where(eq(posts.id, postId));
+      const applied = await applyVerdict(tx, clock, postId, verdict);
+      if (applied) await this.lifecycle.recordDecision(tx, (clock.now().getTime() - started) / 1000);
+    });
+    return 'done';
+  }
+}

@@ -1,0 +1,251 @@
+import { and, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import type { SiteKind } from '../../config.js';
+import type { Executor } from '../../db/client.js';
+import { posts } from '../../db/schema.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { Accounts } from '../accounts/accounts.js';
+import type { Principal } from '../accounts/keys.js';
+import { post as ledgerPost } from '../billing/ledger.js';
+import type { Deps } from '../context.js';
+import type { ModelLifecycle } from '../moderation/lifecycle.js';
+import { type PrefilterResult, prefilter } from '../moderation/prefilter.js';
+import { Problem } from '../problems.js';
+import { newId } from '../secrets.js';
+import { normalizeBody } from './bodies.js';
+import { checkIdempotencyKey, Idempotency, requestHash, type StoredResponse } from './idempotency.js';
+import { type OwnPost, type PostRow, type PublicPost, toOwn, toPublic } from './views.js';
+
+export interface CreateOptions {
+  dryRun?: boolean;
+  idempotencyKey?: string | undefined;
+}
+
+export interface DryRunResult {
+  dry_run: true;
+  valid: true;
+  price: number;
+  balance_after: number;
+  prefilter: { signals: PrefilterResult['signals']; hint: PrefilterResult['hint'] };
+}
+
+/** What a face sends back: status, headers and the exact JSON text (so replays are byte for byte). */
+export interface PostingResponse extends StoredResponse {
+  replayed: boolean;
+}
+
+export interface ListFilters {
+  topic?: string | undefined;
+  country?: string | undefined;
+  state?: string | undefined;
+  city?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+export class Posts {
+  readonly idempotency: Idempotency;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly accounts: Accounts,
+    private readonly lifecycle: ModelLifecycle,
+    private readonly jobs: JobQueue,
+  ) {
+    this.idempotency = new Idempotency(deps.db, deps.clock);
+  }
+
+  /** Rules for posting 1-4: validate, price, standing, then charge and queue in one transaction. */
+  async create(
+    principal: Principal,
+    site: SiteKind,
+    body: unknown,
+    opts: CreateOptions = {},
+  ): Promise<PostingResponse> {
+    if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
+    const post = normalizeBody(site, body, this.deps.clock.now());
+    this.accounts.assertActive(principal);
+    if (opts.dryRun) {
+      const result = await this.dryRun(principal, post.price, post.title, post.body);
+      return { status: 200, headers: {}, body: JSON.stringify(result), replayed: false };
+    }
+    const key = opts.idempotencyKey;
+    if (key !== undefined) {
+      const claim = await this.idempotency.claim(principal.accountId, key, requestHash({ site, body }));
+      if (claim.kind === 'replay') return { ...claim.response, replayed: true };
+    }
+    try {
+      return await this.deps.db.transaction(async (tx) => {
+        const response = await this.chargeAndQueue(tx, principal, site, post);
+        if (key !== undefined) await this.idempotency.complete(tx, principal.accountId, key, response);
+        return { ...response, replayed: false };
+      });
+    } catch (e) {
+      if (key !== undefined) await this.idempotency.release(principal.accountId, key);
+      if (e instanceof InsufficientBalance) throw await this.insufficient(principal.accountId, post.price);
+      throw e;
+    }
+  }
+
+  private async chargeAndQueue(
+    tx: Executor,
+    principal: Principal,
+    site: SiteKind,
+    post: ReturnType<typeof normalizeBody>,
+  ): Promise<StoredResponse> {
+    const now = this.deps.clock.now();
+    const id = newId('post');
+    const balance = await ledgerPost(tx, {
+      accountId: principal.accountId,
+      kind: 'post_fee',
+      amount: -post.price,
+      reference: id,
+      at: now,
+    });
+    if (balance === null) throw new InsufficientBalance();
+    const [row] = await tx
+      .insert(posts)
+      .values({
+        id,
+        site,
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        status: 'queued',
+        title: post.title,
+        body: post.body,
+        topics: post.topics,
+        fields: post.fields,
+        country: post.country,
+        state: post.state,
+        city: post.city,
+        authorName: principal.name,
+        charged: post.price,
+        visibleUntil: post.visibleUntil,
+        startsAt: post.startsAt,
+        createdAt: now,
+      })
+      .returning();
+    const [ahead] = await tx.select({ n: count() }).from(posts).where(eq(posts.status, 'queued'));
+    const estimate = await this.lifecycle.wake(tx, Math.max(0, (ahead?.n ?? 1) - 1));
+    await this.jobs.send(tx, 'moderate', { post_id: id });
+    return {
+      status: 202,
+      headers: { 'retry-after': String(estimate.retry_after_seconds) },
+      body: JSON.stringify(toOwn(row!, this.deps.baseUrl, estimate)),
+    };
+  }
+
+  private async dryRun(
+    principal: Principal,
+    price: number,
+    title: string | null,
+    body: string,
+  ): Promise<DryRunResult> {
+    const account = await this.accounts.row(principal.accountId);
+    if (account.balance < price) throw await this.insufficient(principal.accountId, price);
+    const pf = prefilter(title, body);
+    return {
+      dry_run: true,
+      valid: true,
+      price,
+      balance_after: account.balance - price,
+      prefilter: { signals: pf.signals, hint: pf.hint },
+    };
+  }
+
+  private insufficient(accountId: string, price: number) {
+    return this.accounts.ownerProblem(
+      accountId,
+      'insufficient_balance',
+      `Posting costs ${price} micro-dollars and the balance cannot pay it. Give account_url to your human to top up.`,
+    );
+  }
+
+  /** Published posts to anyone; every status to the key's own account; 404 otherwise. */
+  async get(id: string, principal?: Principal): Promise<PublicPost | OwnPost> {
+    const [row] = await this.deps.db.select().from(posts).where(eq(posts.id, id));
+    if (row && principal && row.accountId === principal.accountId) return this.own(row);
+    if (!row || row.status !== 'published')
+      throw new Problem('not_found', { detail: `No published post ${id}.` });
+    return toPublic(row, this.deps.baseUrl);
+  }
+
+  async own(row: PostRow): Promise<OwnPost> {
+    if (row.status !== 'queued') return toOwn(row, this.deps.baseUrl);
+    const [ahead] = await this.deps.db
+      .select({ n: count() })
+      .from(posts)
+      .where(and(eq(posts.status, 'queued'), lt(posts.createdAt, row.createdAt)));
+    return toOwn(row, this.deps.baseUrl, await this.lifecycle.estimate(this.deps.db, ahead?.n ?? 0));
+  }
+
+  /** DELETE by the owning key: from queued, published, review or rejected; no refund; final. */
+  async delete(id: string, principal: Principal): Promise<void> {
+    const now = this.deps.clock.now();
+    const [row] = await this.deps.db
+      .select()
+      .from(posts)
+      .where(and(eq(posts.id, id), eq(posts.accountId, principal.accountId)));
+    if (!row) throw new Problem('not_found', { detail: `No post ${id} of this account.` });
+    if (row.status === 'deleted') return;
+    const done = await this.deps.db
+      .update(posts)
+      .set({ status: 'deleted', deletedAt: now })
+      .where(and(eq(posts.id, id), sql`${posts.status} in ('queued', 'published', 'review', 'rejected')`))
+      .returning({ id: posts.id });
+    if (done.length === 0)
+      throw new Problem('invalid_state', { detail: `A ${row.status} post cannot be deleted.` });
+  }
+
+  /** Newest published posts of a site; expired classifieds and ended events are left out. */
+  async list(site: SiteKind, f: ListFilters): Promise<{ data: PublicPost[]; next_cursor: string | null }> {
+    const now = this.deps.clock.now();
+    const after = f.cursor ? decodeCursor(f.cursor) : undefined;
+    const rows = await this.deps.db
+      .select()
+      .from(posts)
+      .where(
+        and(
+          eq(posts.site, site),
+          eq(posts.status, 'published'),
+          or(isNull(posts.visibleUntil), gt(posts.visibleUntil, now)),
+          f.topic ? sql`${posts.topics} @> ${JSON.stringify([f.topic])}::jsonb` : undefined,
+          f.country ? eq(posts.country, f.country) : undefined,
+          f.state ? eq(posts.state, f.state) : undefined,
+          f.city ? sql`lower(${posts.city}) = lower(${f.city})` : undefined,
+          after
+            ? or(
+                lt(posts.publishedAt, after.at),
+                and(eq(posts.publishedAt, after.at), lt(posts.id, after.id)),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(desc(posts.publishedAt), desc(posts.id))
+      .limit(f.limit + 1);
+    const page = rows.slice(0, f.limit);
+    const last = page.at(-1);
+    return {
+      data: page.map((r) => toPublic(r, this.deps.baseUrl)),
+      next_cursor:
+        rows.length > f.limit && last?.publishedAt ? encodeCursor(last.publishedAt, last.id) : null,
+    };
+  }
+}
+
+class InsufficientBalance extends Error {}
+
+function encodeCursor(at: Date, id: string): string {
+  return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const d = new Date(at ?? '');
+  if (!id || Number.isNaN(d.getTime())) {
+    throw new Problem('validation_failed', {
+      detail: 'cursor is not one this API returned',
+      errors: [{ pointer: '/query/cursor', detail: 'unknown cursor' }],
+    });
+  }
+  return { at: d, id };
+}
