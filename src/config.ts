@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -10,25 +11,108 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
+/** An optional URL whose scheme is one of `protocols` (so a typo fails at start, not at first use). */
+const optionalUrl = (protocols: readonly string[], what: string) =>
+  optionalString.refine((v) => v === undefined || protocols.includes(urlProtocol(v) ?? ''), {
+    message: `expected ${what}: a URL starting with ${protocols.map((p) => `${p}://`).join(' or ')}`,
+  });
+
+function urlProtocol(value: string): string | undefined {
+  try {
+    return new URL(value).protocol.replace(/:$/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+/** An IPv4/IPv6 address or a CIDR range such as 10.0.0.0/8 or fd00::/8. */
+export function isAddressOrCidr(value: string): boolean {
+  const [addr = '', bits, ...rest] = value.split('/');
+  const family = isIP(addr);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+const addressList = (name: string) =>
+  z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.every(isAddressOrCidr), {
+      message: `${name} is a comma list of IP addresses or CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8)`,
+    });
+
+const PROXY_KEYWORDS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY as fastify takes it: `true`/`false`, or a comma list of addresses, CIDR ranges
+ * and the keywords loopback, linklocal, uniquelocal. A bare string such as "true" would
+ * otherwise reach fastify as an address and crash the start with "invalid IP address".
+ * (A hop count is refused: the fastify types in src/http/app.ts take no number.)
+ */
+const trustProxy = optionalString.transform((v, ctx): boolean | string | undefined => {
+  if (v === undefined) return undefined;
+  if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+  const parts = v.split(',').map((s) => s.trim());
+  const bad = parts.filter((s) => !PROXY_KEYWORDS.includes(s) && !isAddressOrCidr(s));
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected true, false, or addresses/CIDR ranges/${PROXY_KEYWORDS.join('/')}; got "${bad.join(', ')}"`,
+    });
+    return z.NEVER;
+  }
+  return parts.join(',');
+});
+
+const baseUrl = optionalString.refine(
+  (v) => {
+    if (v === undefined) return true;
+    try {
+      const u = new URL(v);
+      return (
+        (u.protocol === 'http:' || u.protocol === 'https:') &&
+        !u.username &&
+        !u.password &&
+        !u.search &&
+        !u.hash
+      );
+    } catch {
+      return false;
+    }
+  },
+  {
+    message:
+      'expected an absolute http(s) URL without credentials, query or fragment, e.g. https://example.com',
+  },
+);
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().default('127.0.0.1'),
-  BASE_URL: optionalString,
-  DATA_DIR: z.string().default('./data'),
-  DATABASE_URL: optionalString,
-  REDIS_URL: optionalString,
+  HOST: z.string().trim().default('127.0.0.1'),
+  BASE_URL: baseUrl,
+  DATA_DIR: z.string().trim().default('./data'),
+  DATABASE_URL: optionalUrl(['postgres', 'postgresql'], 'a PostgreSQL connection string'),
+  REDIS_URL: optionalUrl(['redis', 'rediss'], 'a Redis URL'),
   ADMIN_TOKEN: optionalString,
   SECRET_KEY: optionalString,
-  SMTP_URL: optionalString,
-  MAIL_FROM: z.string().default('agentpress <no-reply@agentpress.local>'),
+  SMTP_URL: optionalUrl(['smtp', 'smtps'], 'an SMTP URL'),
+  MAIL_FROM: z.string().trim().default('agentpress <no-reply@agentpress.local>'),
   PAYMENTS: z.enum(['test', 'stripe']).default('test'),
   MODERATOR: z.enum(['local', 'openai']).default('local'),
   MODERATOR_START_SECONDS: z.coerce.number().min(0).default(2),
   MODERATOR_IDLE_SECONDS: z.coerce.number().min(1).default(600),
-  WEBHOOK_ALLOW_TARGETS: z.string().default(''),
+  WEBHOOK_ALLOW_TARGETS: addressList('WEBHOOK_ALLOW_TARGETS'),
   PLATFORM_RATE: z.coerce.number().int().min(1).default(100),
   PLATFORM_BURST: z.coerce.number().int().min(1).default(200),
-  TRUST_PROXY: optionalString,
+  TRUST_PROXY: trustProxy,
   SITES: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -61,7 +145,8 @@ export interface Config {
   webhookAllowTargets: string[];
   platformRate: number;
   platformBurst: number;
-  trustProxy: string | undefined;
+  /** As fastify's `trustProxy`: a flag, or a comma list of addresses, ranges and keywords. */
+  trustProxy: boolean | string | undefined;
   sites: SiteConfig[];
   logLevel: Env['LOG_LEVEL'];
 }
@@ -71,17 +156,39 @@ const SITE_KINDS: readonly SiteKind[] = ['stories', 'messages', 'classifieds', '
 /** `SITES=stories.example=stories,ads.example=classifieds`; default: one stories site on any host. */
 export function parseSites(value: string | undefined): SiteConfig[] {
   if (!value) return [{ host: '*', kind: 'stories' }];
-  return value.split(',').map((pair) => {
-    const [host, kind] = pair.split('=').map((s) => s.trim());
-    if (!host || !kind || !SITE_KINDS.includes(kind as SiteKind)) {
-      throw new Error(`SITES: expected host=kind with kind one of ${SITE_KINDS.join('|')}, got "${pair}"`);
-    }
-    return { host: host.toLowerCase(), kind: kind as SiteKind };
-  });
+  const sites = value
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const parts = pair.split('=').map((s) => s.trim());
+      const [host, kind] = parts;
+      if (parts.length !== 2 || !host || !kind || !SITE_KINDS.includes(kind as SiteKind)) {
+        throw new Error(`SITES: expected host=kind with kind one of ${SITE_KINDS.join('|')}, got "${pair}"`);
+      }
+      if (host !== '*' && !/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(host)) {
+        throw new Error(`SITES: "${host}" is not a host name (no scheme, port or path), in "${pair}"`);
+      }
+      return { host: host.toLowerCase(), kind: kind as SiteKind };
+    });
+  if (sites.length === 0) return [{ host: '*', kind: 'stories' }];
+  const seen = new Set<string>();
+  for (const site of sites) {
+    if (seen.has(site.host)) throw new Error(`SITES: host "${site.host}" is listed twice`);
+    seen.add(site.host);
+  }
+  return sites;
+}
+
+/** `PORT=` (set but blank) means "not set": the default applies, not 0 or an empty string. */
+function withoutBlanks(source: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(source)) if (v !== undefined && v.trim() !== '') out[k] = v;
+  return out;
 }
 
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  const parsed = envSchema.safeParse(source);
+  const parsed = envSchema.safeParse(withoutBlanks(source));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
@@ -102,9 +209,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     moderator: env.MODERATOR,
     moderatorStartSeconds: env.MODERATOR_START_SECONDS,
     moderatorIdleSeconds: env.MODERATOR_IDLE_SECONDS,
-    webhookAllowTargets: env.WEBHOOK_ALLOW_TARGETS.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    webhookAllowTargets: env.WEBHOOK_ALLOW_TARGETS,
     platformRate: env.PLATFORM_RATE,
     platformBurst: env.PLATFORM_BURST,
     trustProxy: env.TRUST_PROXY,

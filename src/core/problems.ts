@@ -174,7 +174,7 @@ export const CATALOG = {
   service_unavailable: {
     status: 503,
     title: 'Service unavailable',
-    description: 'A dependency (the database) is unavailable for a moment.',
+    description: 'A dependency (the database or the mail server) is unavailable for a moment.',
     action: 'Retry after Retry-After seconds.',
   },
   internal_error: {
@@ -203,6 +203,8 @@ export interface ProblemOptions {
   extra?: Record<string, unknown>;
   /** Response headers (Retry-After, WWW-Authenticate). */
   headers?: Record<string, string>;
+  /** The underlying error, for the logs only: it is never rendered. */
+  cause?: unknown;
 }
 
 /** A failure with a stable code that every face (REST, MCP, pages) renders the same way. */
@@ -218,7 +220,7 @@ export class Problem extends Error {
 
   constructor(code: ProblemCode, options: ProblemOptions = {}) {
     const entry: CatalogEntry = CATALOG[code];
-    super(options.detail ?? entry.description);
+    super(options.detail ?? entry.description, options.cause === undefined ? {} : { cause: options.cause });
     this.name = 'Problem';
     this.code = code;
     this.status = entry.status;

@@ -88,7 +88,11 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     app,
     clock,
     async call(method, path, o = {}) {
-      const headers: Record<string, string> = { accept: 'application/json', ...o.headers };
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        host: new URL(BASE_URL).host,
+        ...o.headers,
+      };
       if (o.key) headers.authorization = `Bearer ${o.key}`;
       let payload: string | undefined;
       if (o.raw !== undefined) payload = o.raw;

@@ -3,7 +3,10 @@ import nodemailer from 'nodemailer';
 import type { Db } from '../../db/client.js';
 import { mailOutbox } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
+import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
+
+export const MAIL_RETRY_SECONDS = 60;
 
 export interface Mail {
   to: string;
@@ -68,14 +71,23 @@ export class SmtpMailer implements Mailer {
     this.#transport = nodemailer.createTransport(url);
   }
 
+  /** A refused or unreachable mail server is a 503 with Retry-After, never a 500 with its reply. */
   async send(mail: Mail): Promise<void> {
-    await this.#transport.sendMail({
-      from: this.from,
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
-    });
+    try {
+      await this.#transport.sendMail({
+        from: this.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+      });
+    } catch (err) {
+      throw new Problem('service_unavailable', {
+        detail: 'The e-mail could not be sent just now. Try again in a minute.',
+        headers: { 'retry-after': String(MAIL_RETRY_SECONDS) },
+        cause: err,
+      });
+    }
   }
 }
 

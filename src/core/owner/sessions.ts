@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import { accounts, ownerChallenges, ownerSessions } from '../../db/schema.js';
 import type { Deps } from '../context.js';
+import { MAIL_RETRY_SECONDS, type Mail, type Mailer } from '../mail/mailer.js';
 import { Problem } from '../problems.js';
 import { hashToken, newCode, newId, newToken, safeEqual } from '../secrets.js';
 import { findLiveLink } from './links.js';
@@ -32,7 +33,7 @@ export class OwnerSessions {
         target: ownerChallenges.linkId,
         set: { codeHash: hashToken(code), attempts: 0, expiresAt, usedAt: null },
       });
-    await mailer.send({
+    await this.mail(mailer, {
       to: account.email,
       subject: `Your agentpress code: ${code}`,
       text: [
@@ -44,6 +45,20 @@ export class OwnerSessions {
       ].join('\n'),
     });
     return { sent_to: maskEmail(account.email), expires_at: expiresAt.toISOString() };
+  }
+
+  /** Sends the code; a mail failure is logged and answered with what the owner should do. */
+  private async mail(mailer: Mailer, mail: Mail): Promise<void> {
+    try {
+      await mailer.send(mail);
+    } catch (err) {
+      this.deps.log.warn({ err }, 'owner code: mail not sent');
+      throw new Problem('service_unavailable', {
+        detail: 'The code could not be e-mailed just now. Request a new code in a minute.',
+        headers: { 'retry-after': String(MAIL_RETRY_SECONDS) },
+        cause: err,
+      });
+    }
   }
 
   async verifyCode(

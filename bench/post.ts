@@ -1,0 +1,426 @@
+/**
+ * POST /v1/posts over HTTP against the same charge-and-queue transaction done directly on the
+ * database, in the same run and on the same database: PGlite always, PostgreSQL when DATABASE_URL
+ * is set (a fresh `agentpress_bench_*` database, dropped afterwards).
+ *
+ *   npm run bench:post                   BENCH_SECONDS=10 by default, 10 connections
+ *   DATABASE_URL=postgres://… npm run bench:post
+ *
+ * Workers are not started: moderation is asynchronous, this measures the posting path only.
+ * autocannon runs in a worker thread so the load generator does not share the server's event loop.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import autocannon from 'autocannon';
+import { count, eq } from 'drizzle-orm';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import type { Principal } from '../src/core/accounts/keys.js';
+import { post as ledgerPost } from '../src/core/billing/ledger.js';
+import { normalizeBody } from '../src/core/posts/bodies.js';
+import { PRICES } from '../src/core/pricing.js';
+import { newId } from '../src/core/secrets.js';
+import { type Database, migrate, openDatabase, pgliteDirFor } from '../src/db/client.js';
+import { posts } from '../src/db/schema.js';
+import { buildApp } from '../src/http/app.js';
+import { createPlatform, type Platform } from '../src/platform.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Math.min(2, SECONDS);
+const CONNECTIONS = 10;
+const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
+
+/** About 200 words of ordinary prose in three paragraphs: a valid story that passes the prefilter. */
+const STORY = {
+  title: 'The keeper of the northern light',
+  topics: ['sea', 'short-fiction'],
+  body: [
+    'Marta took the lighthouse job the winter her brother left for the city, mostly because nobody else ' +
+      'applied. The island had one road, two goats and a radio that caught the weather station on clear ' +
+      'nights. She learned to trim the wick, polish the great lens with a soft cloth, and write the ' +
+      'passing ships into a ledger whose first pages were older than her grandmother.',
+    'In February a fishing boat limped into the cove with a cracked rudder and three tired men aboard. ' +
+      'Marta made soup from what she had, which was onions, barley and a stubborn piece of smoked ham, ' +
+      'and the men ate it in silence while the storm leaned on the windows. The youngest asked whether ' +
+      'she was lonely. She said the light kept her company, and that every ship in the ledger was a ' +
+      'conversation she had simply not finished yet.',
+    'When spring came the boat left with a new rudder carved from driftwood. Months later a parcel ' +
+      'arrived on the supply ferry: a jar of honey, a pair of wool socks, and a note that said only that ' +
+      'they had seen her light from far out, every night, and steered home by it.',
+  ].join('\n\n'),
+};
+const STORY_JSON = JSON.stringify(STORY);
+
+interface LoadSpec {
+  url: string;
+  keys: string[];
+  body: string;
+  seconds: number;
+  connections: number;
+}
+
+interface LoadResult {
+  completed: number;
+  non2xx: number;
+  statuses: Record<string, number>;
+  sampleError: string | undefined;
+  errors: number;
+  timeouts: number;
+  elapsedSeconds: number;
+  latencies: Float64Array;
+}
+
+interface Measured {
+  opsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+interface Row extends Measured {
+  database: string;
+  path: string;
+  ratio: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generator (worker thread): autocannon with one API key per connection.
+
+async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let non2xx = 0;
+  let sampleError: string | undefined;
+  let nextKey = 0;
+  const started = performance.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon(
+      {
+        url: spec.url,
+        method: 'POST',
+        connections: spec.connections,
+        duration: spec.seconds,
+        body: spec.body,
+        setupClient(client) {
+          const key = spec.keys[nextKey++ % spec.keys.length];
+          client.setHeaders({
+            'content-type': 'application/json',
+            accept: 'application/json',
+            authorization: `Bearer ${key}`,
+          });
+          let lastBody: Buffer | undefined;
+          client.on('body', (b) => {
+            lastBody = b;
+          });
+          client.on('response', (status, _bytes, ms) => {
+            latencies.push(ms);
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status < 200 || status > 299) {
+              non2xx++;
+              sampleError ??= `${status} ${lastBody?.toString('utf8').slice(0, 300) ?? ''}`;
+            }
+          });
+        },
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+  });
+  return {
+    completed: latencies.length,
+    non2xx,
+    statuses,
+    sampleError,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    elapsedSeconds: (performance.now() - started) / 1000,
+    latencies: Float64Array.from(latencies),
+  };
+}
+
+function runLoadInWorker(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    // tsx's loader does not reach worker threads on Node 20: register it there, then load this file.
+    const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+    const self = JSON.stringify(import.meta.url);
+    const code = `import(${tsx}).then((api) => { api.register(); return import(${self}); })`;
+    const worker = new Worker(code, { eval: true, execArgv: [], workerData: spec });
+    worker.once('message', (r: LoadResult) => resolve(r));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`load worker exited with ${code}`));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements.
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function summarise(latencies: Float64Array, ok: number, seconds: number): Measured {
+  const sorted = Float64Array.from(latencies).sort();
+  return { opsPerSecond: ok / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+/** `concurrency` loops, each running `op(loop)` back to back until the time is up. */
+async function closedLoops(
+  seconds: number,
+  concurrency: number,
+  op: (loop: number) => Promise<void>,
+): Promise<{ measured: Measured; failures: number; firstFailure: unknown }> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstFailure: unknown;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, loop) => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        try {
+          await op(loop);
+          latencies.push(performance.now() - t0);
+        } catch (e) {
+          failures++;
+          firstFailure ??= e;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  return {
+    measured: summarise(Float64Array.from(latencies), latencies.length, elapsed),
+    failures,
+    firstFailure,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One database: platform, funded accounts, then HTTP and the direct baseline.
+
+interface Bench {
+  platform: Platform;
+  keys: string[];
+  principals: Principal[];
+}
+
+const quietLog = { info() {}, warn() {}, error: (o: unknown, m?: string) => console.error(m ?? o) };
+
+async function fundedAccounts(platform: Platform, n: number): Promise<Bench> {
+  const { accounts, topUps, keys } = platform.services;
+  const apiKeys: string[] = [];
+  const principals: Principal[] = [];
+  for (let i = 0; i < n; i++) {
+    const acct = await accounts.create({
+      name: `bench agent ${i}`,
+      email: `bench-${i}@example.com`,
+      accept_terms: true,
+    });
+    await topUps.create(acct.id, { amount: 500_000_000 });
+    // A top-up pays for 2,000 posts; a fast database posts more than that in a run.
+    await platform.deps.db.transaction((tx) =>
+      ledgerPost(tx, {
+        accountId: acct.id,
+        kind: 'top_up',
+        amount: PRICES.post * 1_000_000,
+        memo: 'bench credit',
+        at: platform.deps.clock.now(),
+      }),
+    );
+    const principal = await keys.authenticate(acct.api_key);
+    if (!principal) throw new Error('a fresh API key did not authenticate');
+    apiKeys.push(acct.api_key);
+    principals.push(principal);
+  }
+  return { platform, keys: apiKeys, principals };
+}
+
+/** The posting transaction without HTTP, validation or estimates: debit, insert, queue. */
+function directPost({ platform, principals }: Bench) {
+  const post = normalizeBody('stories', STORY, new Date());
+  return async (loop: number) => {
+    const principal = principals[loop % principals.length]!;
+    const { db, clock } = platform.deps;
+    await db.transaction(async (tx) => {
+      const now = clock.now();
+      const id = newId('post');
+      const balance = await ledgerPost(tx, {
+        accountId: principal.accountId,
+        kind: 'post_fee',
+        amount: -post.price,
+        reference: id,
+        at: now,
+      });
+      if (balance === null) throw new Error('a bench account ran out of balance');
+      await tx.insert(posts).values({
+        id,
+        site: 'stories',
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        status: 'queued',
+        title: post.title,
+        body: post.body,
+        topics: post.topics,
+        fields: post.fields,
+        country: post.country,
+        state: post.state,
+        city: post.city,
+        authorName: principal.name,
+        charged: post.price,
+        visibleUntil: post.visibleUntil,
+        startsAt: post.startsAt,
+        createdAt: now,
+      });
+      await platform.jobs.send(tx, 'moderate', { post_id: id });
+    });
+  };
+}
+
+function report(database: string, path: string, lines: string[], detail: string) {
+  const line = `ERROR: ${database} ${path}: ${detail}`;
+  lines.push(line);
+  console.error(line);
+  process.exitCode = 1;
+}
+
+async function benchDatabase(name: string, database: Database, dataDir: string, errors: string[]) {
+  const t0 = performance.now();
+  const progress = (m: string) =>
+    console.error(`[bench/post] ${name} +${((performance.now() - t0) / 1000).toFixed(1)} s: ${m}`);
+  await migrate(database);
+  progress('migrated');
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'silent',
+    MODERATOR_START_SECONDS: '0',
+    PLATFORM_RATE: '1000000',
+    PLATFORM_BURST: '1000000',
+  });
+  const platform = await createPlatform(config, { database, supervise: false, log: quietLog });
+  const app = await buildApp(platform, { logger: false });
+  try {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    progress('platform started');
+    const bench = await fundedAccounts(platform, CONNECTIONS);
+    const spec = (seconds: number): LoadSpec => ({
+      url: `http://127.0.0.1:${port}/v1/posts`,
+      keys: bench.keys,
+      body: STORY_JSON,
+      seconds,
+      connections: CONNECTIONS,
+    });
+    const direct = directPost(bench);
+
+    progress(`warm-up ${WARMUP_SECONDS} s + ${WARMUP_SECONDS} s`);
+    const warm = await runLoadInWorker(spec(WARMUP_SECONDS));
+    if (warm.non2xx > 0) report(name, 'warm-up', errors, `${warm.non2xx} non-2xx (${warm.sampleError})`);
+    await closedLoops(WARMUP_SECONDS, CONNECTIONS, direct);
+
+    progress(`HTTP POST /v1/posts, ${SECONDS} s at ${CONNECTIONS} connections`);
+    const load = await runLoadInWorker(spec(SECONDS));
+    const ok = load.completed - load.non2xx;
+    const http = summarise(load.latencies, ok, load.elapsedSeconds);
+    if (load.non2xx > 0) {
+      const codes = Object.entries(load.statuses)
+        .filter(([s]) => !s.startsWith('2'))
+        .map(([s, n]) => `${s}×${n}`)
+        .join(', ');
+      report(name, 'http', errors, `${load.non2xx} non-2xx responses (${codes}); first: ${load.sampleError}`);
+    }
+    if (load.errors > 0) report(name, 'http', errors, `${load.errors} connection errors/timeouts`);
+
+    progress(`direct transaction, ${SECONDS} s in ${CONNECTIONS} loops`);
+    const base = await closedLoops(SECONDS, CONNECTIONS, direct);
+    if (base.failures > 0)
+      report(name, 'direct', errors, `${base.failures} failed transactions; first: ${String(base.firstFailure)}`);
+
+    const [queued] = await platform.deps.db
+      .select({ n: count() })
+      .from(posts)
+      .where(eq(posts.status, 'queued'));
+    progress(`done; ${queued?.n ?? 0} posts left queued (no workers run)`);
+
+    const baseline = base.measured.opsPerSecond;
+    return [
+      { database: name, path: 'direct (baseline)', ...base.measured, ratio: 1 },
+      { database: name, path: 'HTTP POST /v1/posts', ...http, ratio: http.opsPerSecond / baseline },
+    ] satisfies Row[];
+  } finally {
+    await app.close();
+    await platform.close();
+  }
+}
+
+async function withPglite(errors: string[]): Promise<Row[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agentpress-bench-'));
+  try {
+    const database = await openDatabase({ pgliteDir: pgliteDirFor(dataDir) });
+    return await benchDatabase('pglite', database, dataDir, errors);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function withDatabaseName(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function withPostgres(url: string, errors: string[]): Promise<Row[]> {
+  const name = `agentpress_bench_${randomBytes(6).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'agentpress-bench-'));
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const database = await openDatabase({ databaseUrl: withDatabaseName(url, name) });
+      return await benchDatabase('postgres', database, dataDir, errors);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }
+  } finally {
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function table(rows: Row[]): string {
+  const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+  return [
+    '| database | path | ops/s | p50 ms | p99 ms | ratio to baseline |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.database} | ${r.path} | ${f(r.opsPerSecond, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.ratio, 2)} |`,
+    ),
+  ].join('\n');
+}
+
+async function main() {
+  const errors: string[] = [];
+  const rows: Row[] = [...(await withPglite(errors))];
+  const url = process.env.DATABASE_URL;
+  if (url) rows.push(...(await withPostgres(url, errors)));
+  console.log(
+    `### bench/post: POST /v1/posts vs the direct transaction (${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version})\n`,
+  );
+  console.log(table(rows));
+  for (const e of errors) console.log(`\n${e}`);
+}
+
+if (isMainThread) {
+  await main();
+} else {
+  parentPort!.postMessage(await generateLoad(workerData as LoadSpec));
+}
