@@ -10,11 +10,17 @@ import { type Mailer, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
 import { ModelLifecycle } from './core/moderation/lifecycle.js';
 import { ModerationService } from './core/moderation/moderation.js';
 import { LocalModerator } from './core/moderation/moderator.js';
+import { Staff } from './core/moderation/staff.js';
 import { OwnerSessions } from './core/owner/sessions.js';
 import { type PaymentProvider, TestPaymentProvider } from './core/payments/provider.js';
 import { Posts } from './core/posts/posts.js';
-import { newToken } from './core/secrets.js';
+import { Reports } from './core/reports/reports.js';
+import { newToken, SecretBox } from './core/secrets.js';
 import { Status } from './core/status.js';
+import { WebhookDelivery } from './core/webhooks/delivery.js';
+import { WebhookEndpoints } from './core/webhooks/endpoints.js';
+import { Events } from './core/webhooks/events.js';
+import { AllowList, type Resolver, UrlPolicy } from './core/webhooks/url-policy.js';
 import { type Database, migrate, openDatabase, pgliteDirFor } from './db/client.js';
 import { JobQueue } from './jobs/queue.js';
 import { Workers } from './jobs/workers.js';
@@ -28,6 +34,11 @@ export interface Services {
   status: Status;
   posts: Posts;
   moderation: ModerationService;
+  staff: Staff;
+  reports: Reports;
+  events: Events;
+  webhooks: WebhookEndpoints;
+  delivery: WebhookDelivery;
 }
 
 export interface Platform {
@@ -50,6 +61,9 @@ export interface PlatformOptions {
   database?: Database;
   mailer?: Mailer;
   payments?: PaymentProvider;
+  /** DNS for webhook URLs (tests play a hostile resolver). */
+  resolver?: Resolver;
+  webhookTimeoutMs?: number;
   /** Run pg-boss supervision (maintenance) in this process. */
   supervise?: boolean;
 }
@@ -101,18 +115,30 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     startSeconds: config.moderatorStartSeconds,
     idleSeconds: config.moderatorIdleSeconds,
   });
-  const moderation = new ModerationService(deps, lifecycle, new LocalModerator(), jobs);
+  const events = new Events(clock, jobs);
+  const secretKey = config.secretKey ?? persistentSecret(config.dataDir, 'secret-key', 'ap_secret').value;
+  const box = new SecretBox(secretKey);
+  const urlPolicy = new UrlPolicy(new AllowList(config.webhookAllowTargets), opts.resolver);
+  const delivery = new WebhookDelivery(deps, urlPolicy, box, jobs, {
+    ...(opts.webhookTimeoutMs ? { timeoutMs: opts.webhookTimeoutMs } : {}),
+  });
+  const moderation = new ModerationService(deps, lifecycle, new LocalModerator(), jobs, events);
   const services: Services = {
     keys,
     accounts,
     lifecycle,
     moderation,
+    events,
+    staff: new Staff(deps, events),
+    webhooks: new WebhookEndpoints(deps, urlPolicy, box, events),
+    delivery,
+    reports: new Reports(deps),
     status: new Status(deps, lifecycle),
     ownerSessions: new OwnerSessions(deps),
     topUps: new TopUps(deps),
     posts: new Posts(deps, accounts, lifecycle, jobs),
   };
-  const workers = new Workers(jobs, log, moderation);
+  const workers = new Workers(jobs, log, services);
 
   return {
     config,
@@ -124,7 +150,9 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     adminToken,
     startWorkers: () => workers.start(),
     async close() {
+      workers.stop();
       await jobs.stop();
+      await delivery.close();
       await database.close();
     },
   };

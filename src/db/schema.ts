@@ -203,3 +203,91 @@ export const serviceState = pgTable('service_state', {
   value: jsonb('value').$type<Record<string, unknown>>().notNull(),
   updatedAt: ts('updated_at').notNull(),
 });
+
+/** Reports of posts that break the policy; a person reviews each. */
+export const reports = pgTable(
+  'reports',
+  {
+    id: text('id').primaryKey(),
+    postId: text('post_id').notNull(),
+    site: text('site').notNull(),
+    category: text('category').notNull(),
+    detail: text('detail'),
+    reporterIp: text('reporter_ip').notNull(),
+    reporterAccountId: text('reporter_account_id'),
+    status: text('status', { enum: ['open', 'resolved'] })
+      .notNull()
+      .default('open'),
+    resolution: text('resolution'),
+    createdAt: ts('created_at').notNull(),
+    resolvedAt: ts('resolved_at'),
+  },
+  (t) => [index('reports_status_idx').on(t.status, t.createdAt)],
+);
+
+/** Daily allowances (search, reports) counted per subject and UTC day, shared by every process. */
+export const dailyCounters = pgTable(
+  'daily_counters',
+  {
+    scope: text('scope').notNull(),
+    subject: text('subject').notNull(),
+    day: text('day').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.subject, t.day] })],
+);
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    url: text('url').notNull(),
+    events: jsonb('events').$type<string[]>().notNull(),
+    /** whsec_… sealed with SECRET_KEY (AES-256-GCM). */
+    secretSealed: text('secret_sealed').notNull(),
+    createdAt: ts('created_at').notNull(),
+    disabledAt: ts('disabled_at'),
+    disabledReason: text('disabled_reason'),
+    deletedAt: ts('deleted_at'),
+  },
+  (t) => [index('webhook_endpoints_account_idx').on(t.accountId)],
+);
+
+/** One message to one endpoint; `id` is the stable webhook-id across retries. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    eventType: text('event_type').notNull(),
+    payload: text('payload').notNull(),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed', 'cancelled'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt)],
+);
+
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    attemptedAt: ts('attempted_at').notNull(),
+    status: integer('status'),
+    latencyMs: integer('latency_ms'),
+    error: text('error'),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId)],
+);

@@ -11,8 +11,10 @@ import { adminRoutes } from './routes/admin.js';
 import { manageRoutes } from './routes/manage.js';
 import { metaRoutes } from './routes/meta.js';
 import { postRoutes } from './routes/posts.js';
+import { reportRoutes } from './routes/reports.js';
 import { siteRoutes } from './routes/site.js';
 import { webRoutes } from './routes/web.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export const BODY_LIMIT = 256 * 1024;
 
@@ -66,6 +68,8 @@ export async function buildApp(platform: Platform, opts: { logger?: boolean } = 
     await manageRoutes(api, ctx);
     await adminRoutes(api, ctx);
     await postRoutes(api, ctx);
+    await reportRoutes(api, ctx);
+    await webhookRoutes(api, ctx);
   });
   await app.register(async (site) => siteRoutes(site, ctx));
   await app.register(async (web) => webRoutes(web, ctx));

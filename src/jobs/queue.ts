@@ -26,7 +26,10 @@ export class JobQueue {
   readonly boss: PgBoss;
   #started = false;
 
-  constructor(database: Database, opts: { supervise: boolean }) {
+  constructor(
+    readonly database: Database,
+    opts: { supervise: boolean },
+  ) {
     const common = { schema: 'pgboss', supervise: opts.supervise, schedule: false, migrate: true } as const;
     this.boss =
       database.kind === 'postgres'

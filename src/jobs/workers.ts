@@ -1,42 +1,63 @@
 import type { Logger } from '../core/context.js';
-import type { ModerationService } from '../core/moderation/moderation.js';
+import type { Services } from '../platform.js';
 import type { JobName, JobPayloads, JobQueue } from './queue.js';
 
 type Handlers = { [N in JobName]?: (data: JobPayloads[N]) => Promise<unknown> };
 
-/** The `work` role: one handler per job kind, all calling core. */
+export const SWEEP_INTERVAL_MS = 15_000;
+
+/** The `work` role: one handler per job kind, all calling core, plus a periodic sweep. */
 export class Workers {
   readonly handlers: Handlers;
+  #sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly jobs: JobQueue,
     private readonly log: Logger,
-    moderation: ModerationService,
+    private readonly services: Services,
   ) {
     this.handlers = {
-      moderate: (d) => moderation.handle(d.post_id),
+      moderate: (d) => services.moderation.handle(d.post_id),
+      'deliver-webhook': (d) => services.delivery.deliver(d.delivery_id),
+      sweep: () => this.sweep(),
     };
   }
 
   async start(): Promise<void> {
+    const concurrency: Partial<Record<JobName, number>> = { moderate: 2, 'deliver-webhook': 8 };
     for (const name of Object.keys(this.handlers) as JobName[]) {
       const handler = this.handlers[name] as (d: unknown) => Promise<unknown>;
-      await this.jobs.work(
-        name,
-        async (data) => {
+      // Several pollers per kind: a slow webhook receiver never holds up the others.
+      for (let i = 0; i < (concurrency[name] ?? 1); i++) {
+        await this.jobs.work(name, async (data) => {
           try {
             await handler(data);
           } catch (err) {
-            this.log.error({ err, job: name }, 'job failed; pg-boss will retry it');
+            this.log.error({ err, job: name }, 'job failed; it will be retried');
             throw err;
           }
-        },
-        { batchSize: name === 'moderate' ? 4 : 1 },
-      );
+        });
+      }
     }
+    this.#sweepTimer = setInterval(() => {
+      this.sweep().catch((err) => this.log.error({ err }, 'sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    this.#sweepTimer.unref();
   }
 
-  /** Runs every job that is due now, in this process, until none is left (tests and `work --once`). */
+  stop(): void {
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+  }
+
+  /** Housekeeping that needs no trigger: due webhook retries, model scale-to-zero, expired idempotency keys. */
+  async sweep(): Promise<void> {
+    const db = this.services.posts.idempotency;
+    await this.services.delivery.runDue();
+    await this.services.lifecycle.sweep(this.jobs.database.db);
+    await db.sweep();
+  }
+
+  /** Runs every job that is due now, in this process, until none is left (tests). */
   async drain(name: JobName, max = 1000): Promise<number> {
     const handler = this.handlers[name] as ((d: unknown) => Promise<unknown>) | undefined;
     if (!handler) return 0;

@@ -161,6 +161,20 @@ describe('"An account holds at most 20 API keys at once"', () => {
     expect((await env.call('GET', '/v1/account', { key: b.key })).status).toBe(200);
   });
 
+  it('POST /v1/manage/keys takes no body, an empty object, and refuses unknown members', async () => {
+    const a = await newAccount(env);
+    const owner = await ownerToken(env, a);
+    expect((await env.call('POST', '/v1/manage/keys', { key: owner })).status).toBe(201);
+    expect((await env.call('POST', '/v1/manage/keys', { key: owner, body: {} })).status).toBe(201);
+    const p = expectProblem(
+      await env.call('POST', '/v1/manage/keys', { key: owner, body: { scope: 'admin' } }),
+      422,
+      'validation_failed',
+    );
+    expect(p.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/scope']);
+    expect(await listKeys(owner)).toHaveLength(3);
+  });
+
   it('revoking twice is 404 the second time', async () => {
     const a = await newAccount(env);
     const owner = await ownerToken(env, a);

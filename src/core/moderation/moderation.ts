@@ -2,6 +2,8 @@ import { eq } from 'drizzle-orm';
 import { posts } from '../../db/schema.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Deps } from '../context.js';
+import { toOwn } from '../posts/views.js';
+import type { Events, PostEventType } from '../webhooks/events.js';
 import type { ModelLifecycle } from './lifecycle.js';
 import type { Moderator } from './moderator.js';
 import { prefilter } from './prefilter.js';
@@ -14,6 +16,7 @@ export class ModerationService {
     private readonly lifecycle: ModelLifecycle,
     private readonly moderator: Moderator,
     private readonly jobs: JobQueue,
+    private readonly events: Events,
   ) {}
 
   async handle(postId: string): Promise<'done' | 'deferred' | 'skipped'> {
@@ -45,8 +48,22 @@ export class ModerationService {
         .set({ prefilter: pf as unknown as Record<string, unknown> })
         .where(eq(posts.id, postId));
       const applied = await applyVerdict(tx, clock, postId, verdict);
-      if (applied) await this.lifecycle.recordDecision(tx, (clock.now().getTime() - started) / 1000);
+      if (!applied) return;
+      await this.lifecycle.recordDecision(tx, (clock.now().getTime() - started) / 1000);
+      await this.events.emitPost(
+        tx,
+        applied.post.accountId,
+        eventFor(applied.post.status),
+        toOwn(applied.post, this.deps.baseUrl),
+      );
     });
     return 'done';
   }
+}
+
+export function eventFor(status: string): PostEventType {
+  if (status === 'published') return 'post.published';
+  if (status === 'review') return 'post.review';
+  if (status === 'removed') return 'post.removed';
+  return 'post.rejected';
 }

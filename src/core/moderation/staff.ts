@@ -1,0 +1,99 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { posts } from '../../db/schema.js';
+import type { Deps } from '../context.js';
+import { POLICY } from '../policy/document.js';
+import { type OwnPost, toOwn } from '../posts/views.js';
+import { Problem } from '../problems.js';
+import type { Events } from '../webhooks/events.js';
+import { eventFor } from './moderation.js';
+import type { RejectionCategory } from './moderator.js';
+import { decideReview } from './verdicts.js';
+
+const CATEGORIES = ['low_quality', ...POLICY.abuse.map((c) => c.id)] as [
+  RejectionCategory,
+  ...RejectionCategory[],
+];
+
+export const decisionBody = z
+  .strictObject({
+    decision: z.enum(['publish', 'reject']),
+    category: z.enum(CATEGORIES).optional(),
+    reason: z.string().trim().min(1).max(2000),
+  })
+  .refine((d) => d.decision === 'publish' || d.category !== undefined, {
+    path: ['category'],
+    message: 'a rejection needs a category',
+  });
+
+export const removeBody = z.strictObject({ reason: z.string().trim().min(1).max(2000) });
+
+export interface ReviewItem extends OwnPost {
+  account_id: string;
+  prefilter: Record<string, unknown> | null;
+  model: Record<string, unknown> | null;
+}
+
+/** What people do: decide posts in review, remove published posts. Same money rules as the model. */
+export class Staff {
+  constructor(
+    private readonly deps: Deps,
+    private readonly events: Events,
+  ) {}
+
+  async reviewQueue(limit = 100): Promise<ReviewItem[]> {
+    const rows = await this.deps.db
+      .select()
+      .from(posts)
+      .where(eq(posts.status, 'review'))
+      .orderBy(desc(posts.createdAt))
+      .limit(limit);
+    return rows.map((r) => ({
+      ...toOwn(r, this.deps.baseUrl),
+      account_id: r.accountId,
+      prefilter: r.prefilter,
+      model: r.moderation,
+    }));
+  }
+
+  /** A person's rejection in an abuse category strikes (a person can; rules alone never do). */
+  async decide(postId: string, input: z.infer<typeof decisionBody>): Promise<OwnPost> {
+    const { db, clock, baseUrl } = this.deps;
+    return db.transaction(async (tx) => {
+      const applied = await decideReview(tx, clock, postId, {
+        decision: input.decision,
+        ...(input.category ? { category: input.category } : {}),
+        reason: input.reason,
+        confidence: 1,
+        strike: input.decision === 'reject' && input.category !== 'low_quality',
+        source: 'person',
+      });
+      if (!applied) throw await this.notIn(postId, 'review');
+      const view = toOwn(applied.post, baseUrl);
+      await this.events.emitPost(tx, applied.post.accountId, eventFor(applied.post.status), view);
+      return view;
+    });
+  }
+
+  /** A person removes a published post (event post.removed). No money moves. */
+  async remove(postId: string, reason: string): Promise<OwnPost> {
+    const { db, clock, baseUrl } = this.deps;
+    return db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(posts)
+        .set({ status: 'removed', rejectionReason: reason, decidedAt: clock.now() })
+        .where(and(eq(posts.id, postId), eq(posts.status, 'published')))
+        .returning();
+      if (!row) throw await this.notIn(postId, 'published');
+      const view = toOwn(row, baseUrl);
+      await this.events.emitPost(tx, row.accountId, 'post.removed', view);
+      return view;
+    });
+  }
+
+  private async notIn(postId: string, status: string): Promise<Problem> {
+    const [row] = await this.deps.db.select({ status: posts.status }).from(posts).where(eq(posts.id, postId));
+    if (!row) return new Problem('not_found', { detail: `No post ${postId}.` });
+    return new Problem('invalid_state', { detail: `Post ${postId} is ${row.status}, not ${status}.` });
+  }
+}

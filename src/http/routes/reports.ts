@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { reportAck, reportBody } from '../../core/reports/reports.js';
+import type { AppContext } from '../app.js';
+
+export async function reportRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/v1/reports',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'Report a post that breaks the policy; a person reviews each (20 per IP per UTC day)',
+        security: [{}, { apiKey: [] }],
+        body: reportBody,
+        response: { 202: reportAck },
+      },
+    },
+    async (req, reply) =>
+      reply
+        .code(202)
+        .send(await platform.services.reports.create(req.body, req.ip, await auth.optionalAgent(req))),
+  );
+}
