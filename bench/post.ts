@@ -27,7 +27,7 @@ import { PRICES } from '../src/core/pricing.js';
 import { newId } from '../src/core/secrets.js';
 import { type Database, migrate, openDatabase, pgliteDirFor } from '../src/db/client.js';
 import { posts } from '../src/db/schema.js';
-import { buildApp } from '../src/http/app.js';
+import { type App, buildApp } from '../src/http/app.js';
 import { createPlatform, type Platform } from '../src/platform.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -326,7 +326,6 @@ async function benchDatabase(
   const t0 = performance.now();
   const progress = (m: string) =>
     console.error(`[bench/post] ${name} +${((performance.now() - t0) / 1000).toFixed(1)} s: ${m}`);
-  await migrate(database);
   const config = loadConfig({
     DATA_DIR: dataDir,
     ADMIN_TOKEN,
@@ -336,9 +335,17 @@ async function benchDatabase(
     PLATFORM_RATE: '1000000',
     PLATFORM_BURST: '1000000',
   });
-  const platform = await createPlatform(config, { database, supervise: false, log: quietLog });
-  const app = await buildApp(platform, { logger: false });
+  let platform: Platform;
   try {
+    await migrate(database);
+    platform = await createPlatform(config, { database, supervise: false, log: quietLog });
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
+  let app: App | undefined;
+  try {
+    app = await buildApp(platform, { logger: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
     const bench = await fundedAccounts(platform, CONNECTIONS);
@@ -398,7 +405,7 @@ async function benchDatabase(
       { database: name, path: 'HTTP POST /v1/posts', ...viaHttp, ratio: ratio(viaHttp) },
     ];
   } finally {
-    await app.close();
+    await app?.close();
     await platform.close();
   }
 }

@@ -108,6 +108,9 @@ const envSchema = z.object({
   PAYMENTS: z.enum(['test', 'stripe']).default('test'),
   MODERATOR: z.enum(['local', 'openai']).default('local'),
   MODERATOR_START_SECONDS: z.coerce.number().min(0).default(2),
+  MODERATOR_URL: optionalString,
+  MODERATOR_MODEL: optionalString,
+  MODERATOR_API_KEY: optionalString,
   MODERATOR_IDLE_SECONDS: z.coerce.number().min(1).default(600),
   WEBHOOK_ALLOW_TARGETS: addressList('WEBHOOK_ALLOW_TARGETS'),
   PLATFORM_RATE: z.coerce.number().int().min(1).default(100),
@@ -141,6 +144,9 @@ export interface Config {
   payments: 'test' | 'stripe';
   moderator: 'local' | 'openai';
   moderatorStartSeconds: number;
+  moderatorUrl: string | undefined;
+  moderatorModel: string | undefined;
+  moderatorApiKey: string | undefined;
   moderatorIdleSeconds: number;
   webhookAllowTargets: string[];
   platformRate: number;
@@ -194,6 +200,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  if (env.MODERATOR === 'openai' && (!env.MODERATOR_URL || !env.MODERATOR_MODEL)) {
+    throw new Error(
+      'Invalid configuration:\n  MODERATOR=openai needs MODERATOR_URL (an OpenAI-compatible /v1 base URL) and MODERATOR_MODEL',
+    );
+  }
   return {
     port: env.PORT,
     host: env.HOST,
@@ -208,6 +219,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     payments: env.PAYMENTS,
     moderator: env.MODERATOR,
     moderatorStartSeconds: env.MODERATOR_START_SECONDS,
+    moderatorUrl: env.MODERATOR_URL,
+    moderatorModel: env.MODERATOR_MODEL,
+    moderatorApiKey: env.MODERATOR_API_KEY,
     moderatorIdleSeconds: env.MODERATOR_IDLE_SECONDS,
     webhookAllowTargets: env.WEBHOOK_ALLOW_TARGETS,
     platformRate: env.PLATFORM_RATE,

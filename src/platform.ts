@@ -9,7 +9,8 @@ import type { Deps, Logger } from './core/context.js';
 import { type Mailer, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
 import { ModelLifecycle } from './core/moderation/lifecycle.js';
 import { ModerationService } from './core/moderation/moderation.js';
-import { LocalModerator } from './core/moderation/moderator.js';
+import { LocalModerator, type Moderator } from './core/moderation/moderator.js';
+import { OpenAIModerator } from './core/moderation/openai.js';
 import { Staff } from './core/moderation/staff.js';
 import { OwnerSessions } from './core/owner/sessions.js';
 import { type PaymentProvider, TestPaymentProvider } from './core/payments/provider.js';
@@ -61,6 +62,8 @@ export interface PlatformOptions {
   database?: Database;
   mailer?: Mailer;
   payments?: PaymentProvider;
+  /** Overrides MODERATOR (tests drive the LLM adapter against a local server). */
+  moderator?: Moderator;
   /** DNS for webhook URLs (tests play a hostile resolver). */
   resolver?: Resolver;
   webhookTimeoutMs?: number;
@@ -122,7 +125,16 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const delivery = new WebhookDelivery(deps, urlPolicy, box, jobs, {
     ...(opts.webhookTimeoutMs ? { timeoutMs: opts.webhookTimeoutMs } : {}),
   });
-  const moderation = new ModerationService(deps, lifecycle, new LocalModerator(), jobs, events);
+  const moderator: Moderator =
+    opts.moderator ??
+    (config.moderator === 'openai'
+      ? new OpenAIModerator({
+          baseUrl: config.moderatorUrl!,
+          model: config.moderatorModel!,
+          ...(config.moderatorApiKey ? { apiKey: config.moderatorApiKey } : {}),
+        })
+      : new LocalModerator());
+  const moderation = new ModerationService(deps, lifecycle, moderator, jobs, events);
   const services: Services = {
     keys,
     accounts,

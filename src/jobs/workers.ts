@@ -53,6 +53,7 @@ export class Workers {
   async sweep(): Promise<void> {
     const db = this.services.posts.idempotency;
     await this.services.delivery.runDue();
+    await this.services.moderation.runDue();
     await this.services.lifecycle.sweep(this.jobs.database.db);
     await db.sweep();
   }

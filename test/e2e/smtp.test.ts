@@ -40,7 +40,7 @@ const smtp = new SMTPServer({
   authOptional: true,
   disabledCommands: ['STARTTLS'],
   logger: false,
-  onRcptTo(address, _session, callback) {
+  onRcptTo(_address, _session, callback) {
     if (rejectRecipients) return callback(new Error('550 mailbox unavailable'));
     callback();
   },

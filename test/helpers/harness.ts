@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { Mailer } from '../../src/core/mail/mailer.js';
+import type { Resolver } from '../../src/core/webhooks/url-policy.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { type App, buildApp } from '../../src/http/app.js';
 import { createPlatform, type Platform } from '../../src/platform.js';
@@ -62,6 +63,11 @@ export interface TestEnvOptions {
   clock?: TestClock;
   env?: Record<string, string>;
   mailer?: Mailer;
+  /** DNS for webhook URLs (a fake that tests control). */
+  resolver?: Resolver;
+  webhookTimeoutMs?: number;
+  /** An already open database (a restart test reopens the same data); default: a fresh clone. */
+  database?: Database;
 }
 
 export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
@@ -74,11 +80,13 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     LOG_LEVEL: 'silent',
     ...opts.env,
   });
-  const database = await openTestDatabase();
+  const database = opts.database ?? (await openTestDatabase());
   const platform = await createPlatform(config, {
     clock: clock as Clock,
     database,
     ...(opts.mailer ? { mailer: opts.mailer } : {}),
+    ...(opts.resolver ? { resolver: opts.resolver } : {}),
+    ...(opts.webhookTimeoutMs ? { webhookTimeoutMs: opts.webhookTimeoutMs } : {}),
     log: { info() {}, warn() {}, error: (o) => console.error(o) },
   });
   const app = await buildApp(platform, { logger: false });

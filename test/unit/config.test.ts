@@ -90,6 +90,8 @@ describe('loadConfig reads every name', () => {
       SMTP_URL: 'smtps://mail.example.com:465',
       PAYMENTS: 'stripe',
       MODERATOR: 'openai',
+      MODERATOR_URL: 'https://llm.example.com/v1',
+      MODERATOR_MODEL: 'moderator-1',
       MODERATOR_START_SECONDS: '0',
       WEBHOOK_ALLOW_TARGETS: '127.0.0.1, 10.0.0.0/8,::1',
       PLATFORM_RATE: '50',

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, lt } from 'drizzle-orm';
 import { posts } from '../../db/schema.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Deps } from '../context.js';
@@ -18,6 +18,23 @@ export class ModerationService {
     private readonly jobs: JobQueue,
     private readonly events: Events,
   ) {}
+
+  /** Safety net run by the sweep: every queued post reaches a verdict, even if its job was lost. */
+  async runDue(limit = 50): Promise<number> {
+    const { db } = this.deps;
+    if ((await this.lifecycle.readyIn(db)) > 0) return 0;
+    // Only posts whose job had a fair chance (a minute), so the sweep does not race the workers.
+    const before = new Date(this.deps.clock.now().getTime() - 60_000);
+    const queued = await db
+      .select({ id: posts.id })
+      .from(posts)
+      .where(and(eq(posts.status, 'queued'), lt(posts.createdAt, before)))
+      .orderBy(asc(posts.createdAt))
+      .limit(limit);
+    let n = 0;
+    for (const { id } of queued) if ((await this.handle(id)) === 'done') n++;
+    return n;
+  }
 
   async handle(postId: string): Promise<'done' | 'deferred' | 'skipped'> {
     const { db, clock } = this.deps;

@@ -1,5 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Executor } from '../../db/client.js';
 import { posts } from '../../db/schema.js';
 import type { Deps } from '../context.js';
 import { POLICY } from '../policy/document.js';
@@ -68,7 +69,7 @@ export class Staff {
         strike: input.decision === 'reject' && input.category !== 'low_quality',
         source: 'person',
       });
-      if (!applied) throw await this.notIn(postId, 'review');
+      if (!applied) throw await notIn(tx, postId, 'review');
       const view = toOwn(applied.post, baseUrl);
       await this.events.emitPost(tx, applied.post.accountId, eventFor(applied.post.status), view);
       return view;
@@ -84,16 +85,17 @@ export class Staff {
         .set({ status: 'removed', rejectionReason: reason, decidedAt: clock.now() })
         .where(and(eq(posts.id, postId), eq(posts.status, 'published')))
         .returning();
-      if (!row) throw await this.notIn(postId, 'published');
+      if (!row) throw await notIn(tx, postId, 'published');
       const view = toOwn(row, baseUrl);
       await this.events.emitPost(tx, row.accountId, 'post.removed', view);
       return view;
     });
   }
+}
 
-  private async notIn(postId: string, status: string): Promise<Problem> {
-    const [row] = await this.deps.db.select({ status: posts.status }).from(posts).where(eq(posts.id, postId));
-    if (!row) return new Problem('not_found', { detail: `No post ${postId}.` });
-    return new Problem('invalid_state', { detail: `Post ${postId} is ${row.status}, not ${status}.` });
-  }
+/** Why a post is not in the expected state (read in the caller's transaction: PGlite has one connection). */
+async function notIn(tx: Executor, postId: string, status: string): Promise<Problem> {
+  const [row] = await tx.select({ status: posts.status }).from(posts).where(eq(posts.id, postId));
+  if (!row) return new Problem('not_found', { detail: `No post ${postId}.` });
+  return new Problem('invalid_state', { detail: `Post ${postId} is ${row.status}, not ${status}.` });
 }

@@ -11,12 +11,22 @@ export class UrlRefused extends Error {}
 
 type Parsed = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** IPv4-mapped, IPv4-translated and NAT64 forms are judged as the IPv4 address they carry. */
-function unwrap(addr: Parsed): Parsed {
+/** The well-known NAT64 prefix (RFC 6052): the IPv4 address is always the last 32 bits. */
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+/** Global unicast (IANA): everything outside 2000::/3 is reserved, local or special-purpose. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * IPv4-mapped, IPv4-translated and well-known-prefix NAT64 forms are judged as the IPv4 address
+ * they carry. Returns null for a form whose carried address cannot be known: the local-use NAT64
+ * prefix 64:ff9b:1::/48 (RFC 8215) may embed the IPv4 address at any of several offsets.
+ */
+function unwrap(addr: Parsed): Parsed | null {
   if (addr.kind() !== 'ipv6') return addr;
   const v6 = addr as ipaddr.IPv6;
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
   const range = v6.range();
+  if (range === 'rfc6052' && !v6.match(NAT64_WELL_KNOWN)) return null;
   if (range === 'rfc6052' || range === 'rfc6145') {
     const b = v6.toByteArray();
     return ipaddr.fromByteArray(b.slice(12)) as ipaddr.IPv4;
@@ -28,7 +38,9 @@ function unwrap(addr: Parsed): Parsed {
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   const a = unwrap(ipaddr.parse(address));
-  return a.range() === 'unicast';
+  if (a?.range() !== 'unicast') return false;
+  // ipaddr.js calls any unlisted IPv6 address "unicast", IPv4-compatible ::a.b.c.d included.
+  return a.kind() === 'ipv4' || a.match(GLOBAL_UNICAST_V6);
 }
 
 /** WEBHOOK_ALLOW_TARGETS: addresses or CIDRs that may receive deliveries over http on any port. */

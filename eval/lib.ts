@@ -1,0 +1,247 @@
+/**
+ * The moderation evaluation set: loading the labelled stories in eval/stories/*.json, running
+ * them through the same path as the service (story body validation and normalisation, the
+ * prefilter, a Moderator), and summarising expected label against decision.
+ *
+ * Used by eval/moderation.ts (the report) and test/unit/eval-set.test.ts (the set's shape).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Decision, Moderator, RejectionCategory, Verdict } from '../src/core/moderation/moderator.js';
+import { prefilter } from '../src/core/moderation/prefilter.js';
+import { POLICY } from '../src/core/policy/document.js';
+import type { AbuseCategory } from '../src/core/policy/types.js';
+import { storyBody } from '../src/core/posts/bodies.js';
+
+export const STORIES_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stories');
+
+export const DECISIONS: readonly Decision[] = ['publish', 'review', 'reject'];
+export const ABUSE_CATEGORIES: readonly AbuseCategory[] = POLICY.abuse.map((c) => c.id);
+export const CATEGORIES: readonly RejectionCategory[] = ['low_quality', ...ABUSE_CATEGORIES];
+
+const itemSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]+(-[a-z0-9_]+)*$/, 'ids are lowercase slugs'),
+  label: z.enum(['publish', 'review', 'reject']),
+  category: z.enum(CATEGORIES as [RejectionCategory, ...RejectionCategory[]]).nullable(),
+  title: z.string().min(1),
+  body: z.string().min(1),
+  topics: z.array(z.string()),
+  note: z.string().min(1),
+});
+
+export type EvalItem = z.infer<typeof itemSchema> & {
+  /** The file the item came from, e.g. "abuse-spam.json". */
+  file: string;
+};
+
+/**
+ * Label and category go together: a good story is published with no category, a low-quality
+ * text is rejected as low_quality (never sent to review), and an abusive one is rejected or
+ * sent to review under one of the policy's abuse categories.
+ */
+export function labelProblem(item: Pick<EvalItem, 'label' | 'category'>): string | null {
+  const { label, category } = item;
+  if (label === 'publish') return category === null ? null : 'a publish item has category null';
+  if (category === null) return `a ${label} item needs a category`;
+  if (label === 'review' && category === 'low_quality') return 'low_quality items are rejected, not reviewed';
+  return null;
+}
+
+/** Reads every *.json file in the directory; each holds an array of items. Throws on a malformed item. */
+export function loadEvalSet(dir = STORIES_DIR): EvalItem[] {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  const items: EvalItem[] = [];
+  for (const file of files) {
+    const raw: unknown = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    const parsed = z.array(itemSchema).safeParse(raw);
+    if (!parsed.success) throw new Error(`${file}: ${z.prettifyError(parsed.error)}`);
+    for (const item of parsed.data) items.push({ ...item, file });
+  }
+  return items;
+}
+
+export interface Judged {
+  item: EvalItem;
+  verdict: Verdict;
+}
+
+/**
+ * One item through the service's path: POST /v1/posts validation and normalisation of a story
+ * body, then the prefilter, then the moderator (as in ModerationService.handle).
+ */
+export async function judge(item: EvalItem, moderator: Moderator): Promise<Judged> {
+  const post = storyBody.parse({ title: item.title, body: item.body, topics: item.topics });
+  const verdict = await moderator.moderate({
+    id: item.id,
+    title: post.title,
+    body: post.body,
+    prefilter: prefilter(post.title, post.body),
+  });
+  return { item, verdict };
+}
+
+export interface PrecisionRecall {
+  /** Items predicted positive, actually positive, and both. */
+  predicted: number;
+  actual: number;
+  hits: number;
+  precision: number | null;
+  recall: number | null;
+}
+
+function pr(results: readonly Judged[], predicted: (j: Judged) => boolean, actual: (j: Judged) => boolean) {
+  let p = 0;
+  let a = 0;
+  let hits = 0;
+  for (const j of results) {
+    const isP = predicted(j);
+    const isA = actual(j);
+    if (isP) p++;
+    if (isA) a++;
+    if (isP && isA) hits++;
+  }
+  return {
+    predicted: p,
+    actual: a,
+    hits,
+    precision: p ? hits / p : null,
+    recall: a ? hits / a : null,
+  } satisfies PrecisionRecall;
+}
+
+export interface Summary {
+  total: number;
+  /** matrix[expected][decided] */
+  matrix: Record<Decision, Record<Decision, number>>;
+  accuracy: number;
+  /**
+   * Per category, "reject": rejected under that category vs labelled reject under it;
+   * "flag": sent to review or rejected with that category vs labelled review or reject under it.
+   */
+  categories: { category: RejectionCategory; reject: PrecisionRecall; flag: PrecisionRecall }[];
+  review: PrecisionRecall;
+  reviewShare: { decided: number; expected: number };
+  strikes: number;
+  falseStrikes: Judged[];
+  falseRejections: Judged[];
+  mismatches: Judged[];
+}
+
+export function summarise(results: readonly Judged[]): Summary {
+  const matrix = Object.fromEntries(
+    DECISIONS.map((e) => [e, Object.fromEntries(DECISIONS.map((d) => [d, 0]))]),
+  ) as Summary['matrix'];
+  for (const { item, verdict } of results) matrix[item.label][verdict.decision]++;
+  const total = results.length;
+  const correct = DECISIONS.reduce((n, d) => n + matrix[d][d], 0);
+  const categories = CATEGORIES.map((category) => ({
+    category,
+    reject: pr(
+      results,
+      (j) => j.verdict.decision === 'reject' && j.verdict.category === category,
+      (j) => j.item.label === 'reject' && j.item.category === category,
+    ),
+    flag: pr(
+      results,
+      (j) => j.verdict.decision !== 'publish' && j.verdict.category === category,
+      (j) => j.item.label !== 'publish' && j.item.category === category,
+    ),
+  }));
+  const review = pr(
+    results,
+    (j) => j.verdict.decision === 'review',
+    (j) => j.item.label === 'review',
+  );
+  return {
+    total,
+    matrix,
+    accuracy: total ? correct / total : 0,
+    categories,
+    review,
+    reviewShare: {
+      decided: total ? review.predicted / total : 0,
+      expected: total ? review.actual / total : 0,
+    },
+    strikes: results.filter((j) => j.verdict.strike).length,
+    falseStrikes: results.filter((j) => j.verdict.strike && j.item.label === 'publish'),
+    falseRejections: results.filter((j) => j.verdict.decision === 'reject' && j.item.label === 'publish'),
+    mismatches: results.filter(
+      (j) =>
+        j.verdict.decision !== j.item.label ||
+        (j.verdict.decision === 'reject' && j.verdict.category !== j.item.category),
+    ),
+  };
+}
+
+const pct = (x: number | null) => (x === null ? '   n/a' : `${(x * 100).toFixed(1).padStart(5)}%`);
+const frac = (n: number, d: number) => `${n}/${d}`.padStart(7);
+
+/** The report as printed by `npm run eval:moderation`. */
+export function formatSummary(s: Summary, opts: { list?: boolean } = {}): string {
+  const out: string[] = [];
+  const w = 9;
+  out.push(`Items: ${s.total}    accuracy (decision = label): ${pct(s.accuracy)}`);
+  out.push('');
+  out.push('Confusion matrix (rows: expected label, columns: decision)');
+  out.push(`${'expected'.padEnd(w)}${DECISIONS.map((d) => d.padStart(w)).join('')}${'total'.padStart(w)}`);
+  for (const e of DECISIONS) {
+    const row = DECISIONS.map((d) => String(s.matrix[e][d]).padStart(w)).join('');
+    const sum = DECISIONS.reduce((n, d) => n + s.matrix[e][d], 0);
+    out.push(`${e.padEnd(w)}${row}${String(sum).padStart(w)}`);
+  }
+  const colTotals = DECISIONS.map((d) =>
+    String(DECISIONS.reduce((n, e) => n + s.matrix[e][d], 0)).padStart(w),
+  ).join('');
+  out.push(`${'total'.padEnd(w)}${colTotals}${String(s.total).padStart(w)}`);
+  out.push('');
+  out.push('Per category');
+  out.push('  reject: decision reject with this category, vs label reject with this category');
+  out.push('  flag:   decision review or reject with this category, vs label review or reject with it');
+  const cw = 23;
+  out.push(
+    `${'category'.padEnd(cw)}${'reject P'.padStart(16)}${'reject R'.padStart(16)}${'flag P'.padStart(16)}${'flag R'.padStart(16)}`,
+  );
+  const cell = (hits: number, d: number, x: number | null) => `${frac(hits, d)} ${pct(x)}`.padStart(16);
+  for (const c of s.categories) {
+    out.push(
+      c.category.padEnd(cw) +
+        cell(c.reject.hits, c.reject.predicted, c.reject.precision) +
+        cell(c.reject.hits, c.reject.actual, c.reject.recall) +
+        cell(c.flag.hits, c.flag.predicted, c.flag.precision) +
+        cell(c.flag.hits, c.flag.actual, c.flag.recall),
+    );
+  }
+  out.push(
+    `${'review (decision)'.padEnd(cw)}${cell(s.review.hits, s.review.predicted, s.review.precision)}${cell(s.review.hits, s.review.actual, s.review.recall)}`,
+  );
+  out.push('');
+  out.push(
+    `Review share: ${pct(s.reviewShare.decided)} of items sent to review (${s.review.predicted}/${s.total}); labels expect ${pct(s.reviewShare.expected)} (${s.review.actual}/${s.total})`,
+  );
+  out.push(
+    `Strikes: ${s.strikes} in total; false strikes (strike on a publish-labelled item): ${s.falseStrikes.length}`,
+  );
+  for (const j of s.falseStrikes)
+    out.push(`  ${j.item.id}: ${j.verdict.category ?? '-'} (${j.verdict.reason})`);
+  out.push(`False rejections of good stories (label publish, decision reject): ${s.falseRejections.length}`);
+  for (const j of s.falseRejections)
+    out.push(`  ${j.item.id}: ${j.verdict.category ?? '-'} (${j.verdict.reason})`);
+  if (opts.list) {
+    out.push('');
+    out.push(
+      `Mismatches (${s.mismatches.length}): id, expected label/category -> decision/category, top signal`,
+    );
+    for (const { item, verdict } of s.mismatches) {
+      const signals = (verdict.details?.signals as { id: string; detail: string }[] | undefined) ?? [];
+      out.push(
+        `  ${item.id}: ${item.label}/${item.category ?? '-'} -> ${verdict.decision}/${verdict.category ?? '-'}` +
+          (signals.length ? `  [${signals.map((x) => x.detail).join('; ')}]` : ''),
+      );
+    }
+  }
+  return out.join('\n');
+}
