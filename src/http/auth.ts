@@ -5,6 +5,7 @@ import { safeEqual } from '../core/secrets.js';
 import type { Services } from '../platform.js';
 
 export const OWNER_COOKIE = 'ap_owner';
+export const ADMIN_COOKIE = 'ap_admin';
 
 export function bearer(req: FastifyRequest): string | undefined {
   const h = req.headers.authorization;
@@ -61,7 +62,7 @@ export class Auth {
   }
 
   admin(req: FastifyRequest): void {
-    const token = bearer(req) ?? req.cookies?.ap_admin;
+    const token = bearer(req) ?? req.cookies?.[ADMIN_COOKIE];
     if (!token || !safeEqual(token, this.adminToken))
       throw unauthorized('This needs `Authorization: Bearer <ADMIN_TOKEN>`.');
   }

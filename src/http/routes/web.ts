@@ -5,11 +5,12 @@ import { isProblem } from '../../core/problems.js';
 import { accountPage, linkExpiredPage, proveOwnerPage } from '../../web/account-page.js';
 import { PAGE_CSP } from '../../web/layout.js';
 import type { AppContext } from '../app.js';
+import { adminWebRoutes } from './admin-web.js';
 import { OWNER_COOKIE } from '../auth.js';
 
 const css = readFileSync(new URL('../../web/assets/site.css', import.meta.url));
 
-function html(reply: FastifyReply, body: string, status = 200) {
+export function html(reply: FastifyReply, body: string, status = 200) {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
@@ -22,8 +23,10 @@ function html(reply: FastifyReply, body: string, status = 200) {
 type Form = Record<string, string | undefined>;
 
 /** The account page: server-rendered forms, no scripts; every action goes through core. */
-export async function webRoutes(app: FastifyInstance, { platform }: AppContext) {
+export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
+  const { platform } = ctx;
   await app.register(formbody);
+  await adminWebRoutes(app, ctx);
   const { ownerSessions, accounts, keys, topUps } = platform.services;
   const secure = platform.config.baseUrl.startsWith('https:');
 
