@@ -16,6 +16,7 @@ import { OwnerSessions } from './core/owner/sessions.js';
 import { type PaymentProvider, TestPaymentProvider } from './core/payments/provider.js';
 import { Posts } from './core/posts/posts.js';
 import { Reports } from './core/reports/reports.js';
+import { Search } from './core/search/search.js';
 import { newToken, SecretBox } from './core/secrets.js';
 import { Status } from './core/status.js';
 import { WebhookDelivery } from './core/webhooks/delivery.js';
@@ -39,6 +40,7 @@ export interface Services {
   reports: Reports;
   events: Events;
   webhooks: WebhookEndpoints;
+  search: Search;
   delivery: WebhookDelivery;
 }
 
@@ -145,6 +147,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     webhooks: new WebhookEndpoints(deps, urlPolicy, box, events),
     delivery,
     reports: new Reports(deps),
+    search: new Search(deps, accounts),
     status: new Status(deps, lifecycle),
     ownerSessions: new OwnerSessions(deps),
     topUps: new TopUps(deps),

@@ -139,6 +139,8 @@ export const mailOutbox = pgTable(
   (t) => [index('mail_outbox_to_idx').on(t.to, t.createdAt)],
 );
 
+/** `posts.search` (a generated tsvector with a GIN index) is added by the hand-written migration
+ *  0002_posts_search.sql and read only through SQL in core/search. */
 export const posts = pgTable(
   'posts',
   {

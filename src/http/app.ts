@@ -5,6 +5,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { Problem } from '../core/problems.js';
 import type { Platform } from '../platform.js';
 import { Auth } from './auth.js';
+import { PlatformCeiling } from './ceiling.js';
 import { errorHandler, sendProblem } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
@@ -12,6 +13,7 @@ import { manageRoutes } from './routes/manage.js';
 import { metaRoutes } from './routes/meta.js';
 import { postRoutes } from './routes/posts.js';
 import { reportRoutes } from './routes/reports.js';
+import { searchRoutes } from './routes/search.js';
 import { siteRoutes } from './routes/site.js';
 import { webRoutes } from './routes/web.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -58,6 +60,13 @@ export async function buildApp(platform: Platform, opts: { logger?: boolean } = 
     reply.header('x-content-type-options', 'nosniff');
   });
   await app.register(cookie);
+  const ceiling = new PlatformCeiling({
+    rate: config.platformRate,
+    burst: config.platformBurst,
+    redisUrl: config.redisUrl,
+  });
+  ceiling.register(app);
+  app.addHook('onClose', () => ceiling.close());
 
   const ctx: AppContext = { platform, auth: new Auth(platform.services, platform.adminToken) };
   await app.register(async (api) => {
@@ -70,6 +79,7 @@ export async function buildApp(platform: Platform, opts: { logger?: boolean } = 
     await postRoutes(api, ctx);
     await reportRoutes(api, ctx);
     await webhookRoutes(api, ctx);
+    await searchRoutes(api, ctx);
   });
   await app.register(async (site) => siteRoutes(site, ctx));
   await app.register(async (web) => webRoutes(web, ctx));

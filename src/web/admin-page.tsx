@@ -29,7 +29,10 @@ export function adminSignInPage(error?: string): string {
 const CATEGORIES = ['low_quality', ...POLICY.abuse.map((c) => c.id)];
 
 function Signals({ item }: { item: ReviewItem }) {
-  const signals = ((item.prefilter?.signals as { id: string; detail: string }[] | undefined) ?? []).slice(0, 8);
+  const signals = ((item.prefilter?.signals as { id: string; detail: string }[] | undefined) ?? []).slice(
+    0,
+    8,
+  );
   const model = item.model as { reason?: string; source?: string; category?: string } | null;
   return (
     <div class="muted">
@@ -51,7 +54,12 @@ function Signals({ item }: { item: ReviewItem }) {
   );
 }
 
-export function adminPage(opts: { review: ReviewItem[]; reports: ReportRow[]; notice?: string; error?: string }): string {
+export function adminPage(opts: {
+  review: ReviewItem[];
+  reports: ReportRow[];
+  notice?: string;
+  error?: string;
+}): string {
   return renderPage(
     <Layout title="Staff console">
       <h1>Review queue ({opts.review.length})</h1>
@@ -106,7 +114,11 @@ export function adminPage(opts: { review: ReviewItem[]; reports: ReportRow[]; no
               <td>{r.detail ?? ''}</td>
               <td>
                 <form method="post" action={`/admin/posts/${r.post_id}/remove`}>
-                  <input type="hidden" name="reason" value={`Removed after report ${r.id} (${r.category}).`} />
+                  <input
+                    type="hidden"
+                    name="reason"
+                    value={`Removed after report ${r.id} (${r.category}).`}
+                  />
                   <button type="submit" class="secondary">
                     Remove post
                   </button>

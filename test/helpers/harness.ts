@@ -77,6 +77,9 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     ADMIN_TOKEN,
     BASE_URL,
     MODERATOR_START_SECONDS: '0',
+    // The platform ceiling has its own tests; elsewhere it must not shape results.
+    PLATFORM_RATE: '1000000',
+    PLATFORM_BURST: '1000000',
     LOG_LEVEL: 'silent',
     ...opts.env,
   });

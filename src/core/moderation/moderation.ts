@@ -39,7 +39,7 @@ export class ModerationService {
   async handle(postId: string): Promise<'done' | 'deferred' | 'skipped'> {
     const { db, clock } = this.deps;
     const [row] = await db.select().from(posts).where(eq(posts.id, postId));
-    if (!row || row.status !== 'queued') return 'skipped';
+    if (row?.status !== 'queued') return 'skipped';
     const wait = await this.lifecycle.readyIn(db);
     if (wait > 0) {
       // The model is still starting: come back when it is ready instead of holding a worker.

@@ -28,7 +28,12 @@ export const NEAR_DUPLICATE_THRESHOLD = 0.5;
 
 /** Lower-case word tokens (letters and digits), after Unicode compatibility normalisation. */
 export function shingleWords(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** The set of word n-grams (n = SHINGLE_WORDS); a text shorter than n is one shingle. */

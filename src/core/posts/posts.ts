@@ -164,8 +164,7 @@ export class Posts {
   async get(id: string, principal?: Principal): Promise<PublicPost | OwnPost> {
     const [row] = await this.deps.db.select().from(posts).where(eq(posts.id, id));
     if (row && principal && row.accountId === principal.accountId) return this.own(row);
-    if (!row || row.status !== 'published')
-      throw new Problem('not_found', { detail: `No published post ${id}.` });
+    if (row?.status !== 'published') throw new Problem('not_found', { detail: `No published post ${id}.` });
     return toPublic(row, this.deps.baseUrl);
   }
 

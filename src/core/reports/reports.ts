@@ -36,7 +36,7 @@ export class Reports {
       .select({ site: posts.site, status: posts.status })
       .from(posts)
       .where(eq(posts.id, input.post_id));
-    if (!post || post.status !== 'published')
+    if (post?.status !== 'published')
       throw new Problem('not_found', { detail: `No published post ${input.post_id}.` });
     return db.transaction(async (tx) => {
       const n = await consume(tx, 'report_ip', ip, clock.now(), REPORTS_PER_IP_PER_DAY);

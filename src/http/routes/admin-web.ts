@@ -24,8 +24,14 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
   app.get('/admin', async (req, reply) => (signedIn(req) ? render(reply) : html(reply, adminSignInPage())));
 
   app.post<{ Body: Form }>('/admin/sign-in', async (req, reply) => {
-    if (!safeEqual(req.body.token ?? '', platform.adminToken)) return html(reply, adminSignInPage('Wrong token.'), 401);
-    reply.setCookie(ADMIN_COOKIE, platform.adminToken, { path: '/', httpOnly: true, sameSite: 'strict', secure });
+    if (!safeEqual(req.body.token ?? '', platform.adminToken))
+      return html(reply, adminSignInPage('Wrong token.'), 401);
+    reply.setCookie(ADMIN_COOKIE, platform.adminToken, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure,
+    });
     return reply.redirect('/admin', 303);
   });
 

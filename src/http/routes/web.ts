@@ -5,8 +5,8 @@ import { isProblem } from '../../core/problems.js';
 import { accountPage, linkExpiredPage, proveOwnerPage } from '../../web/account-page.js';
 import { PAGE_CSP } from '../../web/layout.js';
 import type { AppContext } from '../app.js';
-import { adminWebRoutes } from './admin-web.js';
 import { OWNER_COOKIE } from '../auth.js';
+import { adminWebRoutes } from './admin-web.js';
 
 const css = readFileSync(new URL('../../web/assets/site.css', import.meta.url));
 

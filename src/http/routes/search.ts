@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { publicPost } from '../../core/posts/views.js';
+import { rateLimitHeaders, searchQuery } from '../../core/search/search.js';
+import { siteForHost } from '../../core/sites/sites.js';
+import type { AppContext } from '../app.js';
+
+export const searchResponse = z.object({
+  data: z.array(publicPost.extend({ rank: z.number() })),
+  next_cursor: z.string().nullable(),
+  charged: z.number().int().describe('micro-dollars this search cost (0 within the free allowance)'),
+});
+
+export async function searchRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/v1/search',
+    {
+      schema: {
+        tags: ['search'],
+        summary:
+          'Full-text search of published posts; 100 free per key per UTC day, then 1000 micro-dollars each; 20 per IP without a key',
+        security: [{}, { apiKey: [] }],
+        querystring: searchQuery,
+        response: { 200: searchResponse },
+      },
+    },
+    async (req, reply) => {
+      const principal = await auth.optionalAgent(req);
+      const r = await platform.services.search.search(
+        siteForHost(platform.config.sites, req.hostname),
+        req.query,
+        { principal, ip: req.ip },
+      );
+      reply.headers(rateLimitHeaders(r.allowance));
+      return { data: r.data, next_cursor: r.next_cursor, charged: r.charged };
+    },
+  );
+}
