@@ -2,14 +2,18 @@ import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { registerOpenApi } from '../contracts/openapi.js';
 import { Problem } from '../core/problems.js';
 import type { Platform } from '../platform.js';
 import { Auth } from './auth.js';
+import { BODY_LIMIT } from './body-limit.js';
 import { PlatformCeiling } from './ceiling.js';
 import { errorHandler, sendProblem } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
+import { contractRoutes } from './routes/contracts.js';
 import { manageRoutes } from './routes/manage.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
 import { postRoutes } from './routes/posts.js';
 import { reportRoutes } from './routes/reports.js';
@@ -18,7 +22,7 @@ import { siteRoutes } from './routes/site.js';
 import { webRoutes } from './routes/web.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
-export const BODY_LIMIT = 256 * 1024;
+export { BODY_LIMIT };
 
 export type App = FastifyInstance;
 
@@ -68,6 +72,7 @@ export async function buildApp(platform: Platform, opts: { logger?: boolean } = 
   ceiling.register(app);
   app.addHook('onClose', () => ceiling.close());
 
+  await registerOpenApi(app, config);
   const ctx: AppContext = { platform, auth: new Auth(platform.services, platform.adminToken) };
   await app.register(async (api) => {
     // The API speaks JSON only: anything else is 415 unsupported_media_type.
@@ -80,8 +85,10 @@ export async function buildApp(platform: Platform, opts: { logger?: boolean } = 
     await reportRoutes(api, ctx);
     await webhookRoutes(api, ctx);
     await searchRoutes(api, ctx);
+    await mcpRoutes(api, ctx);
   });
   await app.register(async (site) => siteRoutes(site, ctx));
+  await app.register(async (contracts) => contractRoutes(contracts, ctx));
   await app.register(async (web) => webRoutes(web, ctx));
   return app;
 }

@@ -50,20 +50,19 @@ export class JobQueue {
     return this.boss.send(name, data, { ...options, db: executorFor(exec) });
   }
 
+  /** Polls for jobs; each fetched batch runs concurrently (one slow job does not hold up the rest). */
   async work<N extends JobName>(
     name: N,
-    handler: (data: JobPayloads[N], job: { id: string; retryCount: number }) => Promise<void>,
+    handler: (data: JobPayloads[N], job: { id: string }) => Promise<void>,
     opts: { batchSize?: number; pollingIntervalSeconds?: number } = {},
   ): Promise<string> {
     return this.boss.work<JobPayloads[N]>(
       name,
       { batchSize: opts.batchSize ?? 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5 },
       async (jobs) => {
-        for (const job of jobs)
-          await handler(job.data, {
-            id: job.id,
-            retryCount: (job as { retryCount?: number }).retryCount ?? 0,
-          });
+        const results = await Promise.allSettled(jobs.map((job) => handler(job.data, { id: job.id })));
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed) throw (failed as PromiseRejectedResult).reason;
       },
     );
   }

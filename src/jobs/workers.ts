@@ -24,19 +24,25 @@ export class Workers {
   }
 
   async start(): Promise<void> {
-    const concurrency: Partial<Record<JobName, number>> = { moderate: 2, 'deliver-webhook': 8 };
+    // pg-boss waits a polling interval between fetches, so throughput is pollers x batch / 0.5 s.
+    const pollers: Partial<Record<JobName, number>> = { moderate: 2, 'deliver-webhook': 4 };
+    const batch: Partial<Record<JobName, number>> = { moderate: 4, 'deliver-webhook': 16 };
     for (const name of Object.keys(this.handlers) as JobName[]) {
       const handler = this.handlers[name] as (d: unknown) => Promise<unknown>;
       // Several pollers per kind: a slow webhook receiver never holds up the others.
-      for (let i = 0; i < (concurrency[name] ?? 1); i++) {
-        await this.jobs.work(name, async (data) => {
-          try {
-            await handler(data);
-          } catch (err) {
-            this.log.error({ err, job: name }, 'job failed; it will be retried');
-            throw err;
-          }
-        });
+      for (let i = 0; i < (pollers[name] ?? 1); i++) {
+        await this.jobs.work(
+          name,
+          async (data) => {
+            try {
+              await handler(data);
+            } catch (err) {
+              this.log.error({ err, job: name }, 'job failed; it will be retried');
+              throw err;
+            }
+          },
+          { batchSize: batch[name] ?? 1 },
+        );
       }
     }
     this.#sweepTimer = setInterval(() => {

@@ -103,8 +103,13 @@ export class Accounts {
 
   /** Agent operations that act (post, search, webhooks) need an account in good standing. */
   assertActive(principal: Principal): void {
-    if (principal.status === 'banned') {
-      throw new Problem('account_banned', { detail: 'This account reached three strikes and is banned.' });
-    }
+    assertActive(principal);
+  }
+}
+
+/** Agent operations that act (post, search, webhooks) need an account in good standing. */
+export function assertActive(principal: Principal): void {
+  if (principal.status === 'banned') {
+    throw new Problem('account_banned', { detail: 'This account reached three strikes and is banned.' });
   }
 }

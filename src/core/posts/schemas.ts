@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { countryCode, subdivisionCode } from '../sites/place.js';
 import { topicSlug } from './bodies.js';
+import { publicPost } from './views.js';
 
 export const listQuery = z.strictObject({
   topic: topicSlug.optional(),
@@ -19,3 +20,6 @@ export const createQuery = z.strictObject({
 });
 
 export const postIdParams = z.object({ id: z.string().min(1).max(64) });
+
+/** GET /v1/posts and the MCP tool list_posts. */
+export const postList = z.object({ data: z.array(publicPost), next_cursor: z.string().nullable() });

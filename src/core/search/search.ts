@@ -9,7 +9,7 @@ import { secondsToUtcMidnight } from '../clock.js';
 import type { Deps } from '../context.js';
 import { consume } from '../limits/daily.js';
 import { topicSlug } from '../posts/bodies.js';
-import { type PublicPost, toPublic } from '../posts/views.js';
+import { type PublicPost, publicPost, toPublic } from '../posts/views.js';
 import { PRICES } from '../pricing.js';
 import { Problem } from '../problems.js';
 import { countryCode, subdivisionCode } from '../sites/place.js';
@@ -23,6 +23,13 @@ export const searchQuery = z.strictObject({
   cursor: z.string().max(40).optional(),
 });
 export type SearchQuery = z.infer<typeof searchQuery>;
+
+/** GET /v1/search and the MCP tool search_posts. */
+export const searchResponse = z.object({
+  data: z.array(publicPost.extend({ rank: z.number() })),
+  next_cursor: z.string().nullable(),
+  charged: z.number().int().describe('micro-dollars this search cost (0 within the free allowance)'),
+});
 
 export const WINDOW_SECONDS = 86_400;
 

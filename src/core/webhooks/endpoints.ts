@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { and, count, desc, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { accounts, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
+import { assertActive } from '../accounts/accounts.js';
 import type { Principal } from '../accounts/keys.js';
 import type { Deps } from '../context.js';
 import { Problem } from '../problems.js';
@@ -32,6 +33,9 @@ export const webhookView = z.object({
 export const createdWebhook = webhookView.extend({
   secret: z.string().describe('whsec_…, shown only here.'),
 });
+export const webhookIdParams = z.object({ id: z.string().min(1).max(64) });
+export const webhookList = z.object({ data: z.array(webhookView), next_cursor: z.null() });
+export const webhookTestAck = z.object({ delivery_id: z.string(), status: z.literal('queued') });
 
 export const deliveryView = z.object({
   id: z.string(),
@@ -72,6 +76,7 @@ export class WebhookEndpoints {
     p: Principal,
     input: z.infer<typeof createWebhookBody>,
   ): Promise<z.infer<typeof createdWebhook>> {
+    assertActive(p);
     try {
       await this.policy.vet(input.url);
     } catch (e) {
@@ -109,7 +114,7 @@ export class WebhookEndpoints {
     });
   }
 
-  async list(p: Principal) {
+  async list(p: Principal): Promise<z.infer<typeof webhookList>> {
     const rows = await this.deps.db
       .select()
       .from(webhookEndpoints)
@@ -147,7 +152,8 @@ export class WebhookEndpoints {
   }
 
   /** Queues a signed webhook.test delivery; free. */
-  async test(p: Principal, id: string): Promise<{ delivery_id: string; status: 'queued' }> {
+  async test(p: Principal, id: string): Promise<z.infer<typeof webhookTestAck>> {
+    assertActive(p);
     const ep = await this.own(p, id);
     if (ep.disabledAt)
       throw new Problem('invalid_state', { detail: `The endpoint is disabled (${ep.disabledReason}).` });

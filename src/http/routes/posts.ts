@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PostingResponse } from '../../core/posts/posts.js';
-import { createQuery, listQuery, postIdParams } from '../../core/posts/schemas.js';
+import { createQuery, listQuery, postIdParams, postList } from '../../core/posts/schemas.js';
 import { ownPost, publicPost } from '../../core/posts/views.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
@@ -55,7 +55,7 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
         summary: 'Newest published posts of this site; free and unmetered',
         security: optionalKey,
         querystring: listQuery,
-        response: { 200: z.object({ data: z.array(publicPost), next_cursor: z.string().nullable() }) },
+        response: { 200: postList },
       },
     },
     async (req) => {

@@ -1,16 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { publicPost } from '../../core/posts/views.js';
-import { rateLimitHeaders, searchQuery } from '../../core/search/search.js';
+import { rateLimitHeaders, searchQuery, searchResponse } from '../../core/search/search.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
-
-export const searchResponse = z.object({
-  data: z.array(publicPost.extend({ rank: z.number() })),
-  next_cursor: z.string().nullable(),
-  charged: z.number().int().describe('micro-dollars this search cost (0 within the free allowance)'),
-});
 
 export async function searchRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   app.withTypeProvider<ZodTypeProvider>().get(

@@ -5,12 +5,13 @@ import {
   createdWebhook,
   createWebhookBody,
   deliveryView,
-  webhookView,
+  webhookIdParams,
+  webhookList,
+  webhookTestAck,
 } from '../../core/webhooks/endpoints.js';
 import type { AppContext } from '../app.js';
 
 const keyed = [{ apiKey: [] }];
-const idParams = z.object({ id: z.string().min(1).max(64) });
 
 export async function webhookRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -27,7 +28,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         response: { 201: createdWebhook },
       },
     },
-    async (req, reply) => reply.code(201).send(await webhooks.create(await auth.activeAgent(req), req.body)),
+    async (req, reply) => reply.code(201).send(await webhooks.create(await auth.agent(req), req.body)),
   );
 
   r.get(
@@ -37,7 +38,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         tags: ['webhooks'],
         summary: "The account's endpoints and the events each receives (no secrets)",
         security: keyed,
-        response: { 200: z.object({ data: z.array(webhookView), next_cursor: z.null() }) },
+        response: { 200: webhookList },
       },
     },
     async (req) => webhooks.list(await auth.agent(req)),
@@ -50,7 +51,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         tags: ['webhooks'],
         summary: 'Delete an endpoint; stops deliveries including queued retries',
         security: keyed,
-        params: idParams,
+        params: webhookIdParams,
       },
     },
     async (req, reply) => {
@@ -66,12 +67,11 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         tags: ['webhooks'],
         summary: 'Queue a signed webhook.test delivery (free)',
         security: keyed,
-        params: idParams,
-        response: { 202: z.object({ delivery_id: z.string(), status: z.literal('queued') }) },
+        params: webhookIdParams,
+        response: { 202: webhookTestAck },
       },
     },
-    async (req, reply) =>
-      reply.code(202).send(await webhooks.test(await auth.activeAgent(req), req.params.id)),
+    async (req, reply) => reply.code(202).send(await webhooks.test(await auth.agent(req), req.params.id)),
   );
 
   r.get(
@@ -81,7 +81,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         tags: ['webhooks'],
         summary: 'Recent deliveries to an endpoint with every attempt (status, latency, error)',
         security: keyed,
-        params: idParams,
+        params: webhookIdParams,
         response: { 200: z.object({ data: z.array(deliveryView), next_cursor: z.null() }) },
       },
     },
