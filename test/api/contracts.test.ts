@@ -61,7 +61,11 @@ describe('machine-readable contracts, generated from the code', () => {
     const p = expectProblem(await env.call('GET', '/v1/account'), 401, 'unauthorized');
     const entry = await env.call('GET', new URL(p.type).pathname);
     expect(entry.status).toBe(200);
-    expect(entry.json).toMatchObject({ code: 'unauthorized', status: 401, type: `${BASE_URL}/errors/unauthorized` });
+    expect(entry.json).toMatchObject({
+      code: 'unauthorized',
+      status: 401,
+      type: `${BASE_URL}/errors/unauthorized`,
+    });
     expectProblem(await env.call('GET', '/errors/nope'), 404, 'not_found');
   });
 
@@ -79,25 +83,42 @@ describe('machine-readable contracts, generated from the code', () => {
   it('/asyncapi.json describes each event kind with the Standard Webhooks headers', async () => {
     const r = await env.call('GET', '/asyncapi.json');
     expect(r.json.asyncapi).toBe('3.0.0');
-    const names = Object.values(r.json.components.messages as Record<string, { name: string; headers: { required: string[] } }>);
-    expect(names.map((m) => m.name).sort()).toEqual(['post.published', 'post.rejected', 'post.removed', 'post.review', 'webhook.test']);
-    for (const m of names) expect(m.headers.required).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    const names = Object.values(
+      r.json.components.messages as Record<string, { name: string; headers: { required: string[] } }>,
+    );
+    expect(names.map((m) => m.name).sort()).toEqual([
+      'post.published',
+      'post.rejected',
+      'post.removed',
+      'post.review',
+      'webhook.test',
+    ]);
+    for (const m of names)
+      expect(m.headers.required).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
   });
 
   it('/apis.json and /llms.txt link every contract', async () => {
     const apis = await env.call('GET', '/apis.json');
     const urls = apis.json.apis[0].properties.map((p: { url: string }) => p.url);
-    for (const path of ['/openapi.json', '/asyncapi.json', '/errors.json', '/rate-limits.json', '/llms.txt']) {
+    for (const path of [
+      '/openapi.json',
+      '/asyncapi.json',
+      '/errors.json',
+      '/rate-limits.json',
+      '/llms.txt',
+    ]) {
       expect(urls).toContain(`${BASE_URL}${path}`);
     }
     const llms = await env.call('GET', '/llms.txt');
     expect(llms.text.startsWith('# agentpress\n\n> ')).toBe(true);
-    for (const path of ['/openapi.json', '/errors.json', '/v1/policy']) expect(llms.text).toContain(`${BASE_URL}${path}`);
+    for (const path of ['/openapi.json', '/errors.json', '/v1/policy'])
+      expect(llms.text).toContain(`${BASE_URL}${path}`);
   });
 
   it('/index.json is a JSON Feed 1.1 with the required members and labelled items', async () => {
     const a = await fundedAccount(env, 1_000_000);
-    const id = (await env.call('POST', '/v1/posts', { key: a.key, body: { title: 'Fed', body: story() } })).json.id;
+    const id = (await env.call('POST', '/v1/posts', { key: a.key, body: { title: 'Fed', body: story() } }))
+      .json.id;
     await env.platform.workers.drain('moderate');
     const r = await env.call('GET', '/index.json');
     expect(String(r.headers['content-type'])).toMatch(/^application\/feed\+json/);

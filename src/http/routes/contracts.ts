@@ -9,7 +9,9 @@ import {
 } from '../../contracts/documents.js';
 import { openApiDocument } from '../../contracts/openapi.js';
 import { Problem } from '../../core/problems.js';
+import { errorPage } from '../../web/site-pages.js';
 import type { AppContext } from '../app.js';
+import { sendCached } from './site.js';
 
 /** Machine-readable contracts at the site root, generated from the code at start-up. Never rate limited. */
 export async function contractRoutes(app: FastifyInstance, { platform }: AppContext) {

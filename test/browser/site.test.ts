@@ -1,0 +1,106 @@
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, SHOTS } from '../helpers/browser.js';
+import { fundedAccount, type TestAccount } from '../helpers/flows.js';
+import { startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { story } from '../helpers/stories.js';
+
+let env: TestEnv;
+let browser: Browser;
+let base: string;
+let author: TestAccount;
+beforeAll(async () => {
+  env = await startTestEnv();
+  await env.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+  browser = await launchBrowser();
+  author = await fundedAccount(env, 5_000_000);
+});
+afterAll(async () => {
+  await browser?.close();
+  await env?.close();
+});
+
+async function publish(title: string, body: string, topics: string[] = []) {
+  const r = await env.call('POST', '/v1/posts', { key: author.key, body: { title, body, topics } });
+  expect(r.status, r.text).toBe(202);
+  await env.platform.workers.drain('moderate');
+  return r.json.id as string;
+}
+
+describe('the public site in Chromium', () => {
+  it('the home page lists a newly published story; a deleted one is gone from the page, the feeds and the sitemap', async () => {
+    const id = await publish('The glassblower of Ostend', story(), ['glass']);
+    const page = await browser.newPage();
+    await page.goto(`${base}/`);
+    expect(await page.textContent('ul.posts')).toContain('The glassblower of Ostend');
+    await page.click('text=The glassblower of Ostend');
+    expect(page.url()).toBe(`${base}/p/${id}`);
+    expect(await page.textContent('article footer')).toContain('CC BY 4.0');
+    await page.goto(`${base}/t/glass`);
+    expect(await page.textContent('main')).toContain('The glassblower of Ostend');
+
+    expect((await env.call('DELETE', `/v1/posts/${id}`, { key: author.key })).status).toBe(204);
+    const fresh = await (await fetch(`${base}/`)).text();
+    expect(fresh).not.toContain('The glassblower of Ostend');
+    await page.goto(`${base}/`);
+    expect(await page.textContent('main')).not.toContain('The glassblower of Ostend');
+    expect((await page.goto(`${base}/p/${id}`))!.status()).toBe(404);
+    for (const path of ['/index.json', '/feed.xml', '/sitemap.xml', '/t/glass.json']) {
+      const body = await (await fetch(`${base}${path}`)).text();
+      expect(body, path).not.toContain(id);
+    }
+    await page.close();
+  });
+
+  it('a story whose text is <script>alert(1)</script> and javascript: links renders inert', async () => {
+    const evil = `${story()}\n\n<script>alert(1)</script> <img src=x onerror="alert(2)"> <a href="javascript:alert(3)">click</a> javascript:alert(4)`;
+    const id = await publish('<script>alert("title")</script>', evil);
+    const page = await browser.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    const res = await page.goto(`${base}/p/${id}`);
+    expect(res!.headers()['content-security-policy']).toContain("default-src 'none'");
+    await page.waitForTimeout(300);
+    expect(dialogs).toEqual([]);
+    expect(await page.locator('script').count()).toBe(0);
+    expect(await page.locator('article img').count()).toBe(0);
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    expect(await page.textContent('article h1')).toBe('<script>alert("title")</script>');
+    expect(await page.textContent('.story')).toContain('<script>alert(1)</script>');
+    await page.goto(`${base}/`);
+    await page.waitForTimeout(200);
+    expect(dialogs).toEqual([]);
+    expect(await page.locator('script').count()).toBe(0);
+    await page.close();
+  });
+
+  it('screenshots of home and a post page at phone and desktop widths', async () => {
+    const id = await publish('The harbour pilot', story(), ['sea', 'harbours']);
+    for (const [name, width, height] of [
+      ['phone', 390, 844],
+      ['desktop', 1280, 900],
+    ] as const) {
+      const page = await browser.newPage({ viewport: { width, height } });
+      await page.goto(`${base}/`);
+      await page.screenshot({ path: `${SHOTS}/home-${name}.png`, fullPage: true });
+      expect((await page.goto(`${base}/p/${id}`))!.status()).toBe(200);
+      // Readable on a phone: nothing wider than the viewport.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await page.screenshot({ path: `${SHOTS}/post-${name}.png`, fullPage: false });
+      await page.close();
+    }
+  });
+
+  it('pages carry ETags and answer 304 to If-None-Match', async () => {
+    const first = await fetch(`${base}/`);
+    const etag = first.headers.get('etag');
+    expect(etag).toBeTruthy();
+    const again = await fetch(`${base}/`, { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+  });
+});
