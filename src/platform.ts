@@ -15,6 +15,7 @@ import { Staff } from './core/moderation/staff.js';
 import { OwnerSessions } from './core/owner/sessions.js';
 import { type PaymentProvider, TestPaymentProvider } from './core/payments/provider.js';
 import { Posts } from './core/posts/posts.js';
+import { Relay } from './core/relay/relay.js';
 import { Reports } from './core/reports/reports.js';
 import { Search } from './core/search/search.js';
 import { newToken, SecretBox } from './core/secrets.js';
@@ -41,6 +42,7 @@ export interface Services {
   events: Events;
   webhooks: WebhookEndpoints;
   search: Search;
+  relay: Relay;
   delivery: WebhookDelivery;
 }
 
@@ -148,6 +150,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     delivery,
     reports: new Reports(deps),
     search: new Search(deps, accounts),
+    relay: new Relay(deps, accounts),
     status: new Status(deps, lifecycle),
     ownerSessions: new OwnerSessions(deps),
     topUps: new TopUps(deps),

@@ -16,6 +16,7 @@ import { manageRoutes } from './routes/manage.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
 import { postRoutes } from './routes/posts.js';
+import { relayRoutes } from './routes/relay.js';
 import { reportRoutes } from './routes/reports.js';
 import { searchRoutes } from './routes/search.js';
 import { siteRoutes } from './routes/site.js';
@@ -83,6 +84,7 @@ export async function buildApp(platform: Platform, opts: { logger?: boolean } = 
     await adminRoutes(api, ctx);
     await postRoutes(api, ctx);
     await reportRoutes(api, ctx);
+    await relayRoutes(api, ctx);
     await webhookRoutes(api, ctx);
     await searchRoutes(api, ctx);
     await mcpRoutes(api, ctx);
