@@ -1,0 +1,96 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Problem, problemBody } from '../../core/problems.js';
+import { siteForHost } from '../../core/sites/sites.js';
+import { createMcpServer } from '../../mcp/server.js';
+import type { AppContext } from '../app.js';
+import { sendProblem } from '../errors.js';
+
+/**
+ * The MCP face: streamable HTTP at /mcp, stateless (a fresh server and transport per request, so
+ * any process answers any request), JSON responses. The key is the REST API key as a bearer token:
+ * a wrong one is a 401 here; no key at all makes a keyless connection, on which the keyed tools
+ * answer the unauthorized problem as a tool error, as the REST operation would.
+ */
+export async function mcpRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+  const { baseUrl, sites } = platform.config;
+  const ownOrigin = new URL(baseUrl).origin;
+
+  /** A web page of another origin (or a DNS-rebound name) may not drive the tools with a browser. */
+  function checkOrigin(req: FastifyRequest): void {
+    const origin = req.headers.origin;
+    if (origin === undefined) return;
+    let parsed = 'null';
+    try {
+      parsed = new URL(origin).origin;
+    } catch {}
+    if (parsed !== ownOrigin) {
+      throw new Problem('forbidden', {
+        detail: `Requests from the origin ${origin} may not call /mcp; only ${ownOrigin} may, or a client that sends no Origin.`,
+      });
+    }
+  }
+
+  app.post(
+    '/mcp',
+    {
+      schema: {
+        tags: ['mcp'],
+        summary: 'MCP over streamable HTTP (stateless, JSON responses): the same operations as tools',
+        security: [{}, { apiKey: [] }],
+      },
+    },
+    async (req, reply) => {
+      checkOrigin(req);
+      const principal = await auth.optionalAgent(req);
+      const server = createMcpServer({
+        services: platform.services,
+        site: siteForHost(sites, req.hostname),
+        ip: req.ip,
+        principal,
+        baseUrl,
+        requestId: req.id,
+        log: req.log,
+      });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      // The transport writes the response itself; the headers every API answer carries go on first.
+      reply.hijack();
+      const res = reply.raw;
+      res.setHeader('x-request-id', req.id);
+      res.setHeader('cache-control', 'no-store');
+      res.setHeader('x-content-type-options', 'nosniff');
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(req.raw, res, req.body);
+      } catch (err) {
+        req.log.error({ err }, 'mcp request failed');
+        if (!res.headersSent) {
+          const body = problemBody(new Problem('internal_error'), baseUrl, req.id);
+          res.writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8' });
+          res.end(JSON.stringify(body));
+        }
+      }
+    },
+  );
+
+  // Stateless: there is no session to resume with GET (a server-sent event stream) or to end with DELETE.
+  const postOnly = (_req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('allow', 'POST');
+    return sendProblem(
+      reply,
+      new Problem('method_not_allowed', {
+        detail: 'This MCP server is stateless: send every JSON-RPC message with POST /mcp.',
+      }),
+      baseUrl,
+    );
+  };
+  app.get('/mcp', { schema: { hide: true } }, postOnly);
+  app.delete('/mcp', { schema: { hide: true } }, postOnly);
+}
