@@ -108,6 +108,7 @@ const envSchema = z.object({
   PAYMENTS: z.enum(['test', 'stripe']).default('test'),
   MODERATOR: z.enum(['local', 'openai']).default('local'),
   MODERATOR_START_SECONDS: z.coerce.number().min(0).default(2),
+  MODERATOR_DECISION_SECONDS: z.coerce.number().min(0).max(60).default(1),
   MODERATOR_URL: optionalString,
   MODERATOR_MODEL: optionalString,
   MODERATOR_API_KEY: optionalString,
@@ -144,6 +145,7 @@ export interface Config {
   payments: 'test' | 'stripe';
   moderator: 'local' | 'openai';
   moderatorStartSeconds: number;
+  moderatorDecisionSeconds: number;
   moderatorUrl: string | undefined;
   moderatorModel: string | undefined;
   moderatorApiKey: string | undefined;
@@ -219,6 +221,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     payments: env.PAYMENTS,
     moderator: env.MODERATOR,
     moderatorStartSeconds: env.MODERATOR_START_SECONDS,
+    moderatorDecisionSeconds: env.MODERATOR_DECISION_SECONDS,
     moderatorUrl: env.MODERATOR_URL,
     moderatorModel: env.MODERATOR_MODEL,
     moderatorApiKey: env.MODERATOR_API_KEY,

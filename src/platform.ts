@@ -7,6 +7,7 @@ import { TopUps } from './core/billing/top-ups.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { Deps, Logger } from './core/context.js';
 import { type Mailer, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
+import { EmulatedLatency } from './core/moderation/emulated.js';
 import { ModelLifecycle } from './core/moderation/lifecycle.js';
 import { ModerationService } from './core/moderation/moderation.js';
 import { LocalModerator, type Moderator } from './core/moderation/moderator.js';
@@ -66,6 +67,8 @@ export interface PlatformOptions {
   database?: Database;
   mailer?: Mailer;
   payments?: PaymentProvider;
+  /** How long one GET /v1/status answer is reused (0 in tests that step the clock). */
+  statusCacheMs?: number;
   /** Overrides MODERATOR (tests drive the LLM adapter against a local server). */
   moderator?: Moderator;
   /** DNS for webhook URLs (tests play a hostile resolver). */
@@ -137,7 +140,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
           model: config.moderatorModel!,
           ...(config.moderatorApiKey ? { apiKey: config.moderatorApiKey } : {}),
         })
-      : new LocalModerator());
+      : new EmulatedLatency(new LocalModerator(), config.moderatorDecisionSeconds));
   const moderation = new ModerationService(deps, lifecycle, moderator, jobs, events);
   const services: Services = {
     keys,
@@ -151,7 +154,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     reports: new Reports(deps),
     search: new Search(deps, accounts),
     relay: new Relay(deps, accounts),
-    status: new Status(deps, lifecycle),
+    status: new Status(deps, lifecycle, opts.statusCacheMs ?? 1000),
     ownerSessions: new OwnerSessions(deps),
     topUps: new TopUps(deps),
     posts: new Posts(deps, accounts, lifecycle, jobs),

@@ -77,6 +77,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     ADMIN_TOKEN,
     BASE_URL,
     MODERATOR_START_SECONDS: '0',
+    MODERATOR_DECISION_SECONDS: '0',
     // The platform ceiling has its own tests; elsewhere it must not shape results.
     PLATFORM_RATE: '1000000',
     PLATFORM_BURST: '1000000',
@@ -87,6 +88,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
   const platform = await createPlatform(config, {
     clock: clock as Clock,
     database,
+    statusCacheMs: 0,
     ...(opts.mailer ? { mailer: opts.mailer } : {}),
     ...(opts.resolver ? { resolver: opts.resolver } : {}),
     ...(opts.webhookTimeoutMs ? { webhookTimeoutMs: opts.webhookTimeoutMs } : {}),
