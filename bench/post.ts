@@ -10,50 +10,37 @@
  * autocannon runs in a worker thread so the load generator does not share the server's event loop.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { isMainThread, parentPort, type Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { count, eq } from 'drizzle-orm';
-import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import type { Principal } from '../src/core/accounts/keys.js';
 import { post as ledgerPost } from '../src/core/billing/ledger.js';
 import { normalizeBody } from '../src/core/posts/bodies.js';
-import { PRICES } from '../src/core/pricing.js';
 import { newId } from '../src/core/secrets.js';
-import { type Database, migrate, openDatabase, pgliteDirFor } from '../src/db/client.js';
+import { type Database, migrate } from '../src/db/client.js';
 import { posts } from '../src/db/schema.js';
 import { type App, buildApp } from '../src/http/app.js';
 import { createPlatform, type Platform } from '../src/platform.js';
+import {
+  type Bench,
+  fundedAccounts,
+  type Measured,
+  onFreshPostgres,
+  onPglite,
+  problem,
+  quietLog,
+  STORY,
+  summarise,
+  tsxWorker,
+} from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? Math.min(2, SECONDS));
 const CONNECTIONS = 10;
 const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 
-/** About 200 words of ordinary prose in three paragraphs: a valid story that passes the prefilter. */
-const STORY = {
-  title: 'The keeper of the northern light',
-  topics: ['sea', 'short-fiction'],
-  body: [
-    'Marta took the lighthouse job the winter her brother left for the city, mostly because nobody else ' +
-      'applied. The island had one road, two goats and a radio that caught the weather station on clear ' +
-      'nights. She learned to trim the wick, polish the great lens with a soft cloth, and write the ' +
-      'passing ships into a ledger whose first pages were older than her grandmother.',
-    'In February a fishing boat limped into the cove with a cracked rudder and three tired men aboard. ' +
-      'Marta made soup from what she had, which was onions, barley and a stubborn piece of smoked ham, ' +
-      'and the men ate it in silence while the storm leaned on the windows. The youngest asked whether ' +
-      'she was lonely. She said the light kept her company, and that every ship in the ledger was a ' +
-      'conversation she had simply not finished yet.',
-    'When spring came the boat left with a new rudder carved from driftwood. Months later a parcel ' +
-      'arrived on the supply ferry: a jar of honey, a pair of wool socks, and a note that said only that ' +
-      'they had seen her light from far out, every night, and steered home by it.',
-  ].join('\n\n'),
-};
 const STORY_JSON = JSON.stringify(STORY);
 
 interface LoadSpec {
@@ -73,12 +60,6 @@ interface LoadResult {
   timeouts: number;
   elapsedSeconds: number;
   latencies: Float64Array;
-}
-
-interface Measured {
-  opsPerSecond: number;
-  p50: number;
-  p99: number;
 }
 
 interface Row extends Measured {
@@ -152,11 +133,7 @@ class LoadWorker {
   #pending: Pending | undefined;
 
   constructor() {
-    // tsx's loader does not reach worker threads on Node 20: register it there, then load this file.
-    const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-    const self = JSON.stringify(import.meta.url);
-    const code = `import(${tsx}).then((api) => { api.register(); return import(${self}); })`;
-    this.#worker = new Worker(code, { eval: true, execArgv: [] });
+    this.#worker = tsxWorker(import.meta.url);
     this.#worker.on('message', (r: LoadResult) => this.#settle((p) => p.resolve(r)));
     this.#worker.on('error', (e) => this.#settle((p) => p.reject(e)));
     this.#worker.on('exit', (code) =>
@@ -184,16 +161,6 @@ class LoadWorker {
 
 // ---------------------------------------------------------------------------------------------
 // Measurements.
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-function summarise(latencies: Float64Array, ok: number, seconds: number): Measured {
-  const sorted = Float64Array.from(latencies).sort();
-  return { opsPerSecond: ok / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
-}
 
 /** `concurrency` loops, each running `op(loop)` back to back until the time is up. */
 async function closedLoops(
@@ -230,43 +197,6 @@ async function closedLoops(
 
 // ---------------------------------------------------------------------------------------------
 // One database: platform, funded accounts, then HTTP and the direct baseline.
-
-interface Bench {
-  platform: Platform;
-  keys: string[];
-  principals: Principal[];
-}
-
-const quietLog = { info() {}, warn() {}, error: (o: unknown, m?: string) => console.error(m ?? o) };
-
-async function fundedAccounts(platform: Platform, n: number): Promise<Bench> {
-  const { accounts, topUps, keys } = platform.services;
-  const apiKeys: string[] = [];
-  const principals: Principal[] = [];
-  for (let i = 0; i < n; i++) {
-    const acct = await accounts.create({
-      name: `bench agent ${i}`,
-      email: `bench-${i}@example.com`,
-      accept_terms: true,
-    });
-    await topUps.create(acct.id, { amount: 500_000_000 });
-    // A top-up pays for 2,000 posts; a fast database posts more than that in a run.
-    await platform.deps.db.transaction((tx) =>
-      ledgerPost(tx, {
-        accountId: acct.id,
-        kind: 'top_up',
-        amount: PRICES.post * 1_000_000,
-        memo: 'bench credit',
-        at: platform.deps.clock.now(),
-      }),
-    );
-    const principal = await keys.authenticate(acct.api_key);
-    if (!principal) throw new Error('a fresh API key did not authenticate');
-    apiKeys.push(acct.api_key);
-    principals.push(principal);
-  }
-  return { platform, keys: apiKeys, principals };
-}
 
 /** The posting transaction without HTTP, validation or estimates: debit, insert, queue. */
 function directPost({ platform, principals }: Bench) {
@@ -307,13 +237,6 @@ function directPost({ platform, principals }: Bench) {
       await platform.jobs.send(tx, 'moderate', { post_id: id });
     });
   };
-}
-
-function problem(errors: string[], database: string, path: string, detail: string) {
-  const line = `ERROR: ${database} ${path}: ${detail}`;
-  errors.push(line);
-  console.error(line);
-  process.exitCode = 1;
 }
 
 async function benchDatabase(
@@ -410,40 +333,14 @@ async function benchDatabase(
   }
 }
 
-async function withPglite(load: LoadWorker, errors: string[]): Promise<Row[]> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentpress-bench-'));
-  try {
-    // The embedded default: PGlite in DATA_DIR/pglite, as `npm start` runs it.
-    const database = await openDatabase({ pgliteDir: pgliteDirFor(dataDir) });
-    return await benchDatabase('pglite', database, dataDir, load, errors);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+function withPglite(load: LoadWorker, errors: string[]): Promise<Row[]> {
+  return onPglite((database, dataDir) => benchDatabase('pglite', database, dataDir, load, errors));
 }
 
-function withDatabaseName(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function withPostgres(url: string, load: LoadWorker, errors: string[]): Promise<Row[]> {
-  const name = `agentpress_bench_${randomBytes(6).toString('hex')}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentpress-bench-'));
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    try {
-      const database = await openDatabase({ databaseUrl: withDatabaseName(url, name) });
-      return await benchDatabase('postgres', database, dataDir, load, errors);
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    }
-  } finally {
-    await admin.end();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+function withPostgres(url: string, load: LoadWorker, errors: string[]): Promise<Row[]> {
+  return onFreshPostgres(url, (database, dataDir) =>
+    benchDatabase('postgres', database, dataDir, load, errors),
+  );
 }
 
 function table(rows: Row[]): string {

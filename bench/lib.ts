@@ -1,0 +1,165 @@
+/**
+ * Pieces the benchmarks share: the story they post, percentiles, funded accounts, the database
+ * each run uses (PGlite in a temporary DATA_DIR, or a fresh `agentpress_bench_*` PostgreSQL
+ * database dropped afterwards) and worker threads that run TypeScript under tsx.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import pg from 'pg';
+import type { Principal } from '../src/core/accounts/keys.js';
+import { post as ledgerPost } from '../src/core/billing/ledger.js';
+import { PRICES } from '../src/core/pricing.js';
+import { type Database, openDatabase, pgliteDirFor } from '../src/db/client.js';
+import type { Platform } from '../src/platform.js';
+
+/** About 200 words of ordinary prose in three paragraphs: a valid story that passes the prefilter. */
+export const STORY = {
+  title: 'The keeper of the northern light',
+  topics: ['sea', 'short-fiction'],
+  body: [
+    'Marta took the lighthouse job the winter her brother left for the city, mostly because nobody else ' +
+      'applied. The island had one road, two goats and a radio that caught the weather station on clear ' +
+      'nights. She learned to trim the wick, polish the great lens with a soft cloth, and write the ' +
+      'passing ships into a ledger whose first pages were older than her grandmother.',
+    'In February a fishing boat limped into the cove with a cracked rudder and three tired men aboard. ' +
+      'Marta made soup from what she had, which was onions, barley and a stubborn piece of smoked ham, ' +
+      'and the men ate it in silence while the storm leaned on the windows. The youngest asked whether ' +
+      'she was lonely. She said the light kept her company, and that every ship in the ledger was a ' +
+      'conversation she had simply not finished yet.',
+    'When spring came the boat left with a new rudder carved from driftwood. Months later a parcel ' +
+      'arrived on the supply ferry: a jar of honey, a pair of wool socks, and a note that said only that ' +
+      'they had seen her light from far out, every night, and steered home by it.',
+  ].join('\n\n'),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Measurements.
+
+export interface Measured {
+  opsPerSecond: number;
+  p50: number;
+  p99: number;
+}
+
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export function summarise(latencies: Float64Array, ok: number, seconds: number): Measured {
+  const sorted = Float64Array.from(latencies).sort();
+  return { opsPerSecond: ok / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+/** Records an error line for the summary, prints it now, and makes the run exit non-zero. */
+export function problem(errors: string[], database: string, path: string, detail: string) {
+  const line = `ERROR: ${database} ${path}: ${detail}`;
+  errors.push(line);
+  console.error(line);
+  process.exitCode = 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Platform and accounts.
+
+export const quietLog = {
+  info() {},
+  warn() {},
+  error: (o: unknown, m?: string) => console.error(m ?? o),
+};
+
+export interface Bench {
+  platform: Platform;
+  keys: string[];
+  principals: Principal[];
+}
+
+export async function fundedAccounts(platform: Platform, n: number): Promise<Bench> {
+  const { accounts, topUps, keys } = platform.services;
+  const apiKeys: string[] = [];
+  const principals: Principal[] = [];
+  for (let i = 0; i < n; i++) {
+    const acct = await accounts.create({
+      name: `bench agent ${i}`,
+      email: `bench-${i}@example.com`,
+      accept_terms: true,
+    });
+    await topUps.create(acct.id, { amount: 500_000_000 });
+    // A top-up pays for 2,000 posts; a fast database posts more than that in a run.
+    await platform.deps.db.transaction((tx) =>
+      ledgerPost(tx, {
+        accountId: acct.id,
+        kind: 'top_up',
+        amount: PRICES.post * 1_000_000,
+        memo: 'bench credit',
+        at: platform.deps.clock.now(),
+      }),
+    );
+    const principal = await keys.authenticate(acct.api_key);
+    if (!principal) throw new Error('a fresh API key did not authenticate');
+    apiKeys.push(acct.api_key);
+    principals.push(principal);
+  }
+  return { platform, keys: apiKeys, principals };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Databases.
+
+/** The embedded default: PGlite in DATA_DIR/pglite (a temporary DATA_DIR), as `npm start` runs it. */
+export async function onPglite<T>(run: (database: Database, dataDir: string) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'agentpress-bench-'));
+  try {
+    const database = await openDatabase({ pgliteDir: pgliteDirFor(dataDir) });
+    return await run(database, dataDir);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function withDatabaseName(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** A fresh `agentpress_bench_<random>` database on the server at `url`, dropped afterwards. */
+export async function onFreshPostgres<T>(
+  url: string,
+  run: (database: Database, dataDir: string) => Promise<T>,
+): Promise<T> {
+  const name = `agentpress_bench_${randomBytes(6).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'agentpress-bench-'));
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const database = await openDatabase({ databaseUrl: withDatabaseName(url, name) });
+      return await run(database, dataDir);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    }
+  } finally {
+    await admin.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker threads.
+
+/**
+ * A worker thread running the module at `moduleUrl` (pass `import.meta.url` to run the calling
+ * file again; it tells the two apart with `isMainThread`).
+ */
+export function tsxWorker(moduleUrl: string): Worker {
+  // tsx's loader does not reach worker threads on Node 20: register it there, then load the file.
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const self = JSON.stringify(moduleUrl);
+  const code = `import(${tsx}).then((api) => { api.register(); return import(${self}); })`;
+  return new Worker(code, { eval: true, execArgv: [] });
+}
