@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Decision, Moderator, RejectionCategory, Verdict } from '../src/core/moderation/moderator.js';
+import { fingerprint, mostSimilar } from '../src/core/moderation/near-duplicate.js';
 import { prefilter } from '../src/core/moderation/prefilter.js';
 import { POLICY } from '../src/core/policy/document.js';
 import type { AbuseCategory } from '../src/core/policy/types.js';
@@ -69,19 +70,55 @@ export interface Judged {
   verdict: Verdict;
 }
 
+/** An earlier post the near-duplicate check compares with: its id and fingerprint. */
+export interface CorpusEntry {
+  id: string;
+  fingerprint: string;
+}
+
 /**
  * One item through the service's path: POST /v1/posts validation and normalisation of a story
- * body, then the prefilter, then the moderator (as in ModerationService.handle).
+ * body, then the prefilter, then the moderator (as in ModerationService.handle). With a corpus,
+ * the most similar earlier post is passed as `nearDuplicate`, as the service does with recent
+ * posts of the corpus and of the author.
  */
-export async function judge(item: EvalItem, moderator: Moderator): Promise<Judged> {
+export async function judge(
+  item: EvalItem,
+  moderator: Moderator,
+  corpus: readonly CorpusEntry[] = [],
+): Promise<Judged> {
   const post = storyBody.parse({ title: item.title, body: item.body, topics: item.topics });
+  const nearDuplicate = mostSimilar(fingerprint(post.body), corpus) ?? undefined;
   const verdict = await moderator.moderate({
     id: item.id,
     title: post.title,
     body: post.body,
     prefilter: prefilter(post.title, post.body),
+    ...(nearDuplicate ? { nearDuplicate } : {}),
   });
   return { item, verdict };
+}
+
+/**
+ * Every item in order, as if posted one after another: each is compared for near duplicates
+ * with the earlier items that were not rejected (the corpus a real post would meet). The
+ * files load in name order, so good.json comes before low_quality.json, whose near-duplicate
+ * items copy good stories. Labels play no part in building the corpus.
+ */
+export async function judgeAll(
+  items: readonly EvalItem[],
+  moderator: Moderator,
+  opts: { nearDuplicates?: boolean } = {},
+): Promise<Judged[]> {
+  const corpus: CorpusEntry[] = [];
+  const results: Judged[] = [];
+  for (const item of items) {
+    const j = await judge(item, moderator, corpus);
+    results.push(j);
+    if (opts.nearDuplicates !== false && j.verdict.decision !== 'reject')
+      corpus.push({ id: item.id, fingerprint: fingerprint(j.item.body) });
+  }
+  return results;
 }
 
 export interface PrecisionRecall {
@@ -125,11 +162,22 @@ export interface Summary {
   categories: { category: RejectionCategory; reject: PrecisionRecall; flag: PrecisionRecall }[];
   review: PrecisionRecall;
   reviewShare: { decided: number; expected: number };
+  /** Abuse-labelled items sent to review or rejected (any category), of all abuse-labelled items. */
+  abuseFlagged: { hits: number; of: number };
+  /** Good stories (label publish) sent to review. */
+  goodReviewed: { hits: number; of: number };
+  /** Low-quality items rejected as low_quality. */
+  lowQualityCaught: { hits: number; of: number };
   strikes: number;
   falseStrikes: Judged[];
   falseRejections: Judged[];
   mismatches: Judged[];
 }
+
+const count = (xs: readonly Judged[], hit: (j: Judged) => boolean) => ({
+  hits: xs.filter(hit).length,
+  of: xs.length,
+});
 
 export function summarise(results: readonly Judged[]): Summary {
   const matrix = Object.fromEntries(
@@ -166,6 +214,18 @@ export function summarise(results: readonly Judged[]): Summary {
       decided: total ? review.predicted / total : 0,
       expected: total ? review.actual / total : 0,
     },
+    abuseFlagged: count(
+      results.filter((j) => j.item.category !== null && j.item.category !== 'low_quality'),
+      (j) => j.verdict.decision !== 'publish',
+    ),
+    goodReviewed: count(
+      results.filter((j) => j.item.label === 'publish'),
+      (j) => j.verdict.decision === 'review',
+    ),
+    lowQualityCaught: count(
+      results.filter((j) => j.item.category === 'low_quality'),
+      (j) => j.verdict.decision === 'reject' && j.verdict.category === 'low_quality',
+    ),
     strikes: results.filter((j) => j.verdict.strike).length,
     falseStrikes: results.filter((j) => j.verdict.strike && j.item.label === 'publish'),
     falseRejections: results.filter((j) => j.verdict.decision === 'reject' && j.item.label === 'publish'),
@@ -222,6 +282,11 @@ export function formatSummary(s: Summary, opts: { list?: boolean } = {}): string
   out.push(
     `Review share: ${pct(s.reviewShare.decided)} of items sent to review (${s.review.predicted}/${s.total}); labels expect ${pct(s.reviewShare.expected)} (${s.review.actual}/${s.total})`,
   );
+  const share = (x: { hits: number; of: number }) =>
+    `${x.hits}/${x.of} (${pct(x.of ? x.hits / x.of : null).trim()})`;
+  out.push(`Abuse items flagged (review or reject, any category): ${share(s.abuseFlagged)}`);
+  out.push(`Good stories sent to review: ${share(s.goodReviewed)}`);
+  out.push(`Low-quality items rejected as low_quality: ${share(s.lowQualityCaught)}`);
   out.push(
     `Strikes: ${s.strikes} in total; false strikes (strike on a publish-labelled item): ${s.falseStrikes.length}`,
   );

@@ -6,20 +6,26 @@
  *
  *   npm run eval:moderation            # the figures
  *   npm run eval:moderation -- --list  # plus every item whose decision differs from its label
+ *   npm run eval:moderation -- --no-corpus  # without the near-duplicate check against earlier items
+ *
+ * Items are judged in order, as if posted one after another; each is compared for near duplicates
+ * with the earlier items that were not rejected (see judgeAll in lib.ts).
  *
  * Exits non-zero only when something crashes, never because the figures are poor.
  */
 import { LocalModerator } from '../src/core/moderation/moderator.js';
-import { formatSummary, type Judged, judge, loadEvalSet, summarise } from './lib.js';
+import { formatSummary, judgeAll, loadEvalSet, summarise } from './lib.js';
 
 async function main(): Promise<void> {
   const items = loadEvalSet();
   const moderator = new LocalModerator();
-  const results: Judged[] = [];
-  for (const item of items) results.push(await judge(item, moderator));
+  const nearDuplicates = !process.argv.includes('--no-corpus');
+  const results = await judgeAll(items, moderator, { nearDuplicates });
   const byFile = new Map<string, number>();
   for (const item of items) byFile.set(item.file, (byFile.get(item.file) ?? 0) + 1);
-  console.log(`Moderator: ${moderator.name}`);
+  console.log(
+    `Moderator: ${moderator.name}${nearDuplicates ? ', near-duplicate check against earlier items' : ''}`,
+  );
   console.log(`Files: ${[...byFile].map(([f, n]) => `${f} ${n}`).join(', ')}`);
   console.log('');
   console.log(formatSummary(summarise(results), { list: process.argv.includes('--list') }));

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ABUSE_CATEGORIES, type EvalItem, judge, labelProblem, loadEvalSet } from '../../eval/lib.js';
+import {
+  ABUSE_CATEGORIES,
+  type EvalItem,
+  type Judged,
+  judge,
+  judgeAll,
+  labelProblem,
+  loadEvalSet,
+} from '../../eval/lib.js';
 import { LocalModerator } from '../../src/core/moderation/moderator.js';
 import { storyBody } from '../../src/core/posts/bodies.js';
 import { countWords, paragraphs } from '../../src/core/posts/text.js';
@@ -70,5 +78,32 @@ describe('moderation evaluation set (eval/stories)', () => {
     const moderator = new LocalModerator();
     const verdicts = await Promise.all(good.map((i) => judge(i, moderator)));
     expect(verdicts.filter((j) => j.verdict.strike).map((j) => j.item.id)).toEqual([]);
+  });
+
+  describe('hard requirements of the LocalModerator on the whole set (as posted in order, with the near-duplicate check)', () => {
+    let results: Judged[] = [];
+    const ids = (js: Judged[]) =>
+      js.map((j) => `${j.item.id}: ${j.verdict.decision}/${j.verdict.category ?? '-'}`);
+
+    it('judges every item', async () => {
+      results = await judgeAll(items, new LocalModerator());
+      expect(results).toHaveLength(items.length);
+    });
+
+    it('never rejects a good story', () => {
+      expect(
+        ids(results.filter((j) => j.item.label === 'publish' && j.verdict.decision === 'reject')),
+      ).toEqual([]);
+    });
+
+    it('never strikes, on any item', () => {
+      expect(ids(results.filter((j) => j.verdict.strike))).toEqual([]);
+    });
+
+    it('rejects only as low_quality: abusive-looking posts go to a person', () => {
+      expect(
+        ids(results.filter((j) => j.verdict.decision === 'reject' && j.verdict.category !== 'low_quality')),
+      ).toEqual([]);
+    });
   });
 });
