@@ -25,3 +25,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, pre
   if (!r.success) throw validationProblem(fieldErrors(r.error.issues, prefix));
   return r.data;
 }
+
+/** A `cursor` query parameter this API did not hand out. */
+export function invalidCursor(): Problem {
+  return validationProblem([
+    { pointer: '/query/cursor', detail: 'cursor is not one this API returned; start without it' },
+  ]);
+}

@@ -11,6 +11,7 @@ import type { ModelLifecycle } from '../moderation/lifecycle.js';
 import { type PrefilterResult, prefilter } from '../moderation/prefilter.js';
 import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
+import { invalidCursor } from '../validation.js';
 import { normalizeBody } from './bodies.js';
 import { checkIdempotencyKey, Idempotency, requestHash, type StoredResponse } from './idempotency.js';
 import { type OwnPost, type PostRow, type PublicPost, toOwn, toPublic } from './views.js';
@@ -241,10 +242,7 @@ function decodeCursor(cursor: string): { at: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
   const d = new Date(at ?? '');
   if (!id || Number.isNaN(d.getTime())) {
-    throw new Problem('validation_failed', {
-      detail: 'cursor is not one this API returned',
-      errors: [{ pointer: '/query/cursor', detail: 'unknown cursor' }],
-    });
+    throw invalidCursor();
   }
   return { at: d, id };
 }

@@ -13,6 +13,7 @@ import { type PublicPost, publicPost, toPublic } from '../posts/views.js';
 import { PRICES } from '../pricing.js';
 import { Problem } from '../problems.js';
 import { countryCode, subdivisionCode } from '../sites/place.js';
+import { invalidCursor } from '../validation.js';
 
 export const searchQuery = z.strictObject({
   q: z.string().trim().min(1, 'q is the text to search for').max(200),
@@ -155,10 +156,7 @@ export class Search {
 function decodeOffset(cursor: string): number {
   const m = /^o:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString());
   if (!m) {
-    throw new Problem('validation_failed', {
-      detail: 'cursor is not one this API returned',
-      errors: [{ pointer: '/query/cursor', detail: 'unknown cursor' }],
-    });
+    throw invalidCursor();
   }
   return Number(m[1]);
 }
