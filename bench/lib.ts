@@ -163,3 +163,37 @@ export function tsxWorker(moduleUrl: string): Worker {
   const code = `import(${tsx}).then((api) => { api.register(); return import(${self}); })`;
   return new Worker(code, { eval: true, execArgv: [] });
 }
+
+/** `concurrency` closed loops, each running `op(loop, call)` back to back until the time is up
+ *  (`call` counts that loop's calls, starting at `loop`, so loops start on different inputs). */
+export async function closedLoops(
+  seconds: number,
+  concurrency: number,
+  op: (loop: number, call: number) => Promise<unknown>,
+): Promise<{ measured: Measured; failures: number; firstFailure: unknown }> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let firstFailure: unknown;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, loop) => {
+      for (let call = loop; performance.now() < deadline; call++) {
+        const t0 = performance.now();
+        try {
+          await op(loop, call);
+          latencies.push(performance.now() - t0);
+        } catch (e) {
+          failures++;
+          firstFailure ??= e;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  return {
+    measured: summarise(Float64Array.from(latencies), latencies.length, elapsed),
+    failures,
+    firstFailure,
+  };
+}

@@ -25,6 +25,7 @@ import { type App, buildApp } from '../src/http/app.js';
 import { createPlatform, type Platform } from '../src/platform.js';
 import {
   type Bench,
+  closedLoops,
   fundedAccounts,
   type Measured,
   onFreshPostgres,
@@ -161,39 +162,6 @@ class LoadWorker {
 
 // ---------------------------------------------------------------------------------------------
 // Measurements.
-
-/** `concurrency` loops, each running `op(loop)` back to back until the time is up. */
-async function closedLoops(
-  seconds: number,
-  concurrency: number,
-  op: (loop: number) => Promise<void>,
-): Promise<{ measured: Measured; failures: number; firstFailure: unknown }> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let firstFailure: unknown;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, loop) => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        try {
-          await op(loop);
-          latencies.push(performance.now() - t0);
-        } catch (e) {
-          failures++;
-          firstFailure ??= e;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - start) / 1000;
-  return {
-    measured: summarise(Float64Array.from(latencies), latencies.length, elapsed),
-    failures,
-    firstFailure,
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // One database: platform, funded accounts, then HTTP and the direct baseline.

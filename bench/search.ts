@@ -37,6 +37,7 @@ import { dailyCounters, ledger, posts } from '../src/db/schema.js';
 import { type App, buildApp } from '../src/http/app.js';
 import { createPlatform, type Platform } from '../src/platform.js';
 import {
+  closedLoops,
   fundedAccounts,
   type Measured,
   onFreshPostgres,
@@ -337,39 +338,6 @@ class LoadWorker {
 // ---------------------------------------------------------------------------------------------
 // Measurements.
 
-/** `concurrency` loops, each running `op(i)` back to back (i counts that loop's calls) until the time is up. */
-async function closedLoops(
-  seconds: number,
-  concurrency: number,
-  op: (i: number) => Promise<unknown>,
-): Promise<{ measured: Measured; failures: number; firstFailure: unknown }> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let firstFailure: unknown;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, loop) => {
-      for (let i = loop; performance.now() < deadline; i++) {
-        const t0 = performance.now();
-        try {
-          await op(i);
-          latencies.push(performance.now() - t0);
-        } catch (e) {
-          failures++;
-          firstFailure ??= e;
-        }
-      }
-    }),
-  );
-  const elapsed = (performance.now() - start) / 1000;
-  return {
-    measured: summarise(Float64Array.from(latencies), latencies.length, elapsed),
-    failures,
-    firstFailure,
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // One database: platform, stories, a funded key per connection, then the three paths.
 
@@ -476,7 +444,7 @@ async function benchDatabase(
       return summarise(r.latencies, r.completed - r.non2xx, r.elapsedSeconds);
     };
     const loops = async (seconds: number, path: string, op: (i: number) => Promise<unknown>) => {
-      const r = await closedLoops(seconds, CONNECTIONS, op);
+      const r = await closedLoops(seconds, CONNECTIONS, (_loop, call) => op(call));
       if (r.failures > 0)
         problem(errors, name, path, `${r.failures} failed; first: ${String(r.firstFailure)}`);
       return r.measured;
