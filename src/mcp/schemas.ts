@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Policy } from '../core/policy/types.js';
+import { ABUSE_CATEGORIES } from '../core/policy/types.js';
 import type { DryRunResult } from '../core/posts/posts.js';
 import { ownPost } from '../core/posts/views.js';
 import type { pricingDocument } from '../core/pricing.js';
@@ -80,17 +81,7 @@ export const policyView = z
     }),
     abuse: z.array(
       z.object({
-        id: z.enum([
-          'spam',
-          'harassment',
-          'hate',
-          'sexual_minors',
-          'violence_instructions',
-          'self_harm',
-          'privacy',
-          'agent_injection',
-          'illegal',
-        ]),
+        id: z.enum(ABUSE_CATEGORIES),
         title: z.string(),
         description: z.string(),
         rules: z.array(rule),

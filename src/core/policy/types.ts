@@ -4,16 +4,18 @@
  * policy page, and is the training material of the local moderator (its examples) and the
  * system prompt of the LLM moderator. Changing it means bumping `version`.
  */
-export type AbuseCategory =
-  | 'spam'
-  | 'harassment'
-  | 'hate'
-  | 'sexual_minors'
-  | 'violence_instructions'
-  | 'self_harm'
-  | 'privacy'
-  | 'agent_injection'
-  | 'illegal';
+export const ABUSE_CATEGORIES = [
+  'spam',
+  'harassment',
+  'hate',
+  'sexual_minors',
+  'violence_instructions',
+  'self_harm',
+  'privacy',
+  'agent_injection',
+  'illegal',
+] as const;
+export type AbuseCategory = (typeof ABUSE_CATEGORIES)[number];
 
 export interface PolicyRule {
   /** Stable id cited by verdicts, e.g. "spam.1". */
