@@ -36,13 +36,6 @@ export class Auth {
     return bearer(req) === undefined ? undefined : this.agent(req);
   }
 
-  /** An agent that may act: a valid key of an account in good standing. */
-  async activeAgent(req: FastifyRequest): Promise<Principal> {
-    const p = await this.agent(req);
-    this.services.accounts.assertActive(p);
-    return p;
-  }
-
   /** The owner session: a cookie set by the account page, or `Bearer <owner_token>`. */
   async owner(req: FastifyRequest): Promise<string> {
     const token = bearer(req) ?? req.cookies?.[OWNER_COOKIE];
