@@ -164,6 +164,8 @@ export const posts = pgTable(
     authorName: text('author_name').notNull(),
     charged: micros('charged').notNull(),
     prefilter: jsonb('prefilter').$type<Record<string, unknown>>(),
+    /** MinHash of title and body (core/moderation/near-duplicate.ts), set when the post is queued. */
+    fingerprint: text('fingerprint'),
     moderation: jsonb('moderation').$type<Record<string, unknown>>(),
     rejectionCategory: text('rejection_category'),
     rejectionReason: text('rejection_reason'),
