@@ -9,7 +9,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { Decision, Moderator, RejectionCategory, Verdict } from '../src/core/moderation/moderator.js';
+import {
+  type Decision,
+  judge as judgePost,
+  type Moderator,
+  type RejectionCategory,
+  type Verdict,
+} from '../src/core/moderation/moderator.js';
 import { fingerprint, mostSimilar } from '../src/core/moderation/near-duplicate.js';
 import { prefilter } from '../src/core/moderation/prefilter.js';
 import { POLICY } from '../src/core/policy/document.js';
@@ -88,13 +94,12 @@ export async function judge(
   corpus: readonly CorpusEntry[] = [],
 ): Promise<Judged> {
   const post = storyBody.parse({ title: item.title, body: item.body, topics: item.topics });
-  const nearDuplicate = mostSimilar(fingerprint(post.body), corpus) ?? undefined;
-  const verdict = await moderator.moderate({
+  const nearDuplicate = mostSimilar(fingerprint(post.body), corpus);
+  const verdict = await judgePost(moderator, {
     id: item.id,
     title: post.title,
     body: post.body,
-    prefilter: prefilter(post.title, post.body),
-    ...(nearDuplicate ? { nearDuplicate } : {}),
+    prefilter: prefilter(post.title, post.body, { nearDuplicate }),
   });
   return { item, verdict };
 }

@@ -7,7 +7,7 @@ import {
   tokenize,
   trainClassifier,
 } from '../../src/core/moderation/classifier.js';
-import { LOCAL_THRESHOLDS, LocalModerator } from '../../src/core/moderation/moderator.js';
+import { judge as judgePost, LOCAL_THRESHOLDS, LocalModerator } from '../../src/core/moderation/moderator.js';
 import { prefilter } from '../../src/core/moderation/prefilter.js';
 import { POLICY } from '../../src/core/policy/document.js';
 
@@ -150,7 +150,7 @@ describe('quality score', () => {
 describe('LocalModerator', () => {
   const moderator = new LocalModerator();
   const judge = (title: string, body: string) =>
-    moderator.moderate({ id: 'p', title, body, prefilter: prefilter(title, body) });
+    judgePost(moderator, { id: 'p', title, body, prefilter: prefilter(title, body) });
 
   it('publishes a clean story', async () => {
     expect(await judge('Evening', cleanStory)).toMatchObject({ decision: 'publish', strike: false });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalModerator } from '../../src/core/moderation/moderator.js';
+import { judge, LocalModerator } from '../../src/core/moderation/moderator.js';
 import {
   fingerprint,
   MINHASH_SIZE,
@@ -10,6 +10,7 @@ import {
 } from '../../src/core/moderation/near-duplicate.js';
 import { prefilter } from '../../src/core/moderation/prefilter.js';
 import { POLICY } from '../../src/core/policy/document.js';
+import { story } from '../helpers/stories.js';
 
 const stories = [...POLICY.quality_bar.passing, ...POLICY.abuse.flatMap((c) => c.non_violating)].filter(
   (t) => t.split(/\s+/).length >= 60,
@@ -108,25 +109,54 @@ describe('mostSimilar', () => {
   });
 });
 
-describe('LocalModerator with nearDuplicate', () => {
+describe('near duplicates in the rules (prefilter nearDuplicate) and judge()', () => {
   const moderator = new LocalModerator();
   const input = (nearDuplicate?: { id: string; similarity: number }) => ({
     id: 'post_new',
     title: 'A story',
     body: base,
-    prefilter: prefilter('A story', base),
-    ...(nearDuplicate ? { nearDuplicate } : {}),
+    prefilter: prefilter('A story', base, { nearDuplicate: nearDuplicate ?? null }),
+  });
+  const below = Math.round((NEAR_DUPLICATE_THRESHOLD - 0.001) * 1000) / 1000;
+
+  it('publishes the original, and a post just below the threshold (N-1)', async () => {
+    expect((await judge(moderator, input())).decision).toBe('publish');
+    expect((await judge(moderator, input({ id: 'post_old', similarity: below }))).decision).toBe('publish');
+    expect(input({ id: 'post_old', similarity: below }).prefilter.signals.map((s) => s.id)).not.toContain(
+      'quality.duplicate',
+    );
   });
 
-  it('publishes the original', async () => {
-    expect((await moderator.moderate(input())).decision).toBe('publish');
-    expect((await moderator.moderate(input({ id: 'post_old', similarity: 0.1 }))).decision).toBe('publish');
-  });
-
-  it('rejects a near duplicate as low_quality, naming the other post, without a strike', async () => {
-    const v = await moderator.moderate(input({ id: 'post_old', similarity: NEAR_DUPLICATE_THRESHOLD }));
-    expect(v).toMatchObject({ decision: 'reject', category: 'low_quality', strike: false, source: 'local' });
+  it('rejects at the threshold (N) as low_quality by the rules, naming the other post, without a strike', async () => {
+    const i = input({ id: 'post_old', similarity: NEAR_DUPLICATE_THRESHOLD });
+    expect(i.prefilter.hint).toBe('reject_low_quality');
+    const v = await judge(moderator, i);
+    expect(v).toMatchObject({
+      decision: 'reject',
+      category: 'low_quality',
+      strike: false,
+      source: 'prefilter',
+    });
     expect(v.reason).toContain('post_old');
-    expect(v.details?.near_duplicate).toEqual({ id: 'post_old', similarity: NEAR_DUPLICATE_THRESHOLD });
+  });
+
+  it('never asks the moderator about a duplicate', async () => {
+    let asked = 0;
+    const counting = {
+      name: 'openai' as const,
+      moderate: async () => (asked++, await moderator.moderate(input())),
+    };
+    await judge(counting, input({ id: 'post_old', similarity: 1 }));
+    expect(asked).toBe(0);
+    await judge(counting, input());
+    expect(asked).toBe(1);
+  });
+
+  it('keeps story() outputs of the test helper far apart (so tests never trip the check)', () => {
+    const fps = Array.from({ length: 60 }, () => fingerprint(story()));
+    let max = 0;
+    for (let i = 0; i < fps.length; i++)
+      for (let j = i + 1; j < fps.length; j++) max = Math.max(max, similarity(fps[i]!, fps[j]!));
+    expect(max).toBeLessThan(0.35);
   });
 });

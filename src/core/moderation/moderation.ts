@@ -1,11 +1,13 @@
 import { and, asc, eq, lt } from 'drizzle-orm';
+import type { SiteKind } from '../../config.js';
 import { posts } from '../../db/schema.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Deps } from '../context.js';
 import { toOwn } from '../posts/views.js';
 import type { Events, PostEventType } from '../webhooks/events.js';
+import { nearestEarlierPost } from './duplicates.js';
 import type { ModelLifecycle } from './lifecycle.js';
-import type { Moderator } from './moderator.js';
+import { judge, type Moderator } from './moderator.js';
 import { prefilter } from './prefilter.js';
 import { applyVerdict } from './verdicts.js';
 
@@ -52,12 +54,21 @@ export class ModerationService {
       return 'deferred';
     }
     const started = clock.now().getTime();
-    const pf = prefilter(row.title, row.body);
-    const verdict = await this.moderator.moderate({
+    const site = row.site as SiteKind;
+    const nearDuplicate = await nearestEarlierPost(db, {
+      site,
+      accountId: row.accountId,
+      fingerprint: row.fingerprint,
+      before: row.createdAt,
+      excludeId: row.id,
+    });
+    const pf = prefilter(row.title, row.body, { site, nearDuplicate });
+    const verdict = await judge(this.moderator, {
       id: row.id,
       title: row.title,
       body: row.body,
       prefilter: pf,
+      site,
     });
     await db.transaction(async (tx) => {
       await tx

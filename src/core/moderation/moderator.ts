@@ -1,7 +1,6 @@
 import type { SiteKind } from '../../config.js';
 import type { AbuseCategory } from '../policy/types.js';
 import { type Classification, type ClassifierModel, classify, policyClassifier } from './classifier.js';
-import { NEAR_DUPLICATE_THRESHOLD } from './near-duplicate.js';
 import { type PrefilterResult, QUALITY_REJECT, type Signal } from './prefilter.js';
 
 export type Decision = 'publish' | 'review' | 'reject';
@@ -25,12 +24,8 @@ export interface ModerationInput {
   id: string;
   title: string | null;
   body: string;
+  /** The rules' result, including the near-duplicate check (prefilter's `nearDuplicate` option). */
   prefilter: PrefilterResult;
-  /**
-   * The most similar earlier post (recent posts of the corpus and the author's own posts), by
-   * `similarity()` of near-duplicate.ts fingerprints; omitted when nothing was compared.
-   */
-  nearDuplicate?: { id: string; similarity: number };
   /** The site the post was made on (default 'stories'); pass the same value to prefilter(). */
   site?: SiteKind;
 }
@@ -59,12 +54,16 @@ export const LOCAL_THRESHOLDS = {
   qualitySignal: 0.55,
   /** privacy.pattern score of two or more kinds of personal data in one post. */
   personalData: 0.6,
-  /** Near-duplicate similarity (estimated Jaccard of word 5-shingles) that rejects as low_quality. */
-  nearDuplicate: NEAR_DUPLICATE_THRESHOLD,
 } as const;
 
 /** Rule signals that corroborate a moderate abuse score from the classifier. */
-const CORROBORATING = new Set(['privacy.pattern', 'target.reader', 'spam.pattern', 'injection.dialogue']);
+const CORROBORATING = new Set([
+  'privacy.pattern',
+  'target.reader',
+  'spam.pattern',
+  'injection.dialogue',
+  'language.slur',
+]);
 
 const top = (signals: readonly Signal[], prefix?: string) =>
   [...signals].filter((s) => !prefix || s.id.startsWith(prefix)).sort((a, b) => b.score - a.score)[0];
@@ -79,6 +78,30 @@ function where(c: Classification): string {
   if (!w) return '';
   const span = w.from === w.to ? `paragraph ${w.from + 1}` : `paragraphs ${w.from + 1}-${w.to + 1}`;
   return ` (${span}: "${excerpt(w.text, 120)}")`;
+}
+
+const lowQualityReason = (why: string) => `The text does not read as a story: ${why}. The fee is refunded.`;
+
+/**
+ * What every post goes through, whatever the moderator: when the rules alone find the text below
+ * the quality bar (gibberish, loops, placeholders, a near duplicate of an earlier post...), it is
+ * rejected as low_quality (refunded, never a strike) without asking a model; otherwise the
+ * moderator decides. Text the rules want a person to see (hint `review`) always meets the model.
+ */
+export async function judge(moderator: Moderator, input: ModerationInput): Promise<Verdict> {
+  const pf = input.prefilter;
+  const quality = top(pf.signals, 'quality.');
+  if (pf.hint === 'reject_low_quality' && quality && quality.score >= QUALITY_REJECT)
+    return {
+      decision: 'reject',
+      category: 'low_quality',
+      reason: lowQualityReason(quality.detail),
+      confidence: quality.score,
+      strike: false,
+      source: 'prefilter',
+      details: { signals: pf.signals, metrics: pf.metrics },
+    };
+  return moderator.moderate(input);
 }
 
 /**
@@ -97,7 +120,7 @@ export class LocalModerator implements Moderator {
     this.#classifier = model ? () => model : undefined;
   }
 
-  async moderate({ title, body, prefilter: pf, nearDuplicate, site }: ModerationInput): Promise<Verdict> {
+  async moderate({ title, body, prefilter: pf, site }: ModerationInput): Promise<Verdict> {
     const storySite = (site ?? 'stories') === 'stories';
     const t = LOCAL_THRESHOLDS;
     const cls = classify(title, body, (this.#classifier ?? policyClassifier)());
@@ -116,7 +139,6 @@ export class LocalModerator implements Moderator {
           score: cls.worst.score,
         },
       },
-      ...(nearDuplicate ? { near_duplicate: nearDuplicate } : {}),
     };
     const verdict = (v: Omit<Verdict, 'strike' | 'source' | 'details'>): Verdict => ({
       ...v,
@@ -131,7 +153,7 @@ export class LocalModerator implements Moderator {
       verdict({
         decision: 'reject',
         category: 'low_quality',
-        reason: `The text does not read as a story: ${why}. The fee is refunded.`,
+        reason: lowQualityReason(why),
         confidence,
       });
 
@@ -149,21 +171,13 @@ export class LocalModerator implements Moderator {
         signal?.score ?? 0.5,
       );
     }
-    // 2. Rules alone may reject for low quality (refunded, never a strike).
+    // 2. Rules alone reject for low quality before any moderator is asked: see judge().
     const quality = top(pf.signals, 'quality.');
-    if (pf.hint === 'reject_low_quality' && quality && quality.score >= QUALITY_REJECT)
-      return lowQuality(quality.detail, quality.score);
     // 3. Several kinds of personal data (phone, street address, postcode, e-mail, handle, card or
     //    ID number) together: whether the person is real cannot be checked here (privacy.3).
     const personal = pf.signals.find((s) => s.id === 'privacy.pattern');
     if (storySite && personal && personal.score >= t.personalData)
       return review('privacy', `it contains ${personal.detail}`, personal.score);
-    // 4. The same text as an earlier post.
-    if (nearDuplicate && nearDuplicate.similarity >= t.nearDuplicate)
-      return lowQuality(
-        `it is a near duplicate of post ${nearDuplicate.id} (${Math.round(nearDuplicate.similarity * 100)}% overlap of their five-word sequences)`,
-        Math.min(1, 0.5 + nearDuplicate.similarity / 2),
-      );
     // 5. The classifier: abusive-looking text goes to a person, never to a strike.
     const worst = cls.worst;
     if (worst && cls.category) {

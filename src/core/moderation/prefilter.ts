@@ -1,6 +1,28 @@
 import { deflateRawSync } from 'node:zlib';
+import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from 'obscenity';
 import type { SiteKind } from '../../config.js';
 import { countWords, LINK_PATTERN, paragraphs } from '../posts/text.js';
+import { NEAR_DUPLICATE_THRESHOLD } from './near-duplicate.js';
+
+/** The dataset's words that insult people for who they are; the rest counts as profanity. */
+const SLURS = new Set(
+  'abo abeed africoon arabush boonga chingchong chink dyke fag kike negro nigger retard spastic tranny'.split(
+    ' ',
+  ),
+);
+const matcher = new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
+
+/** Distinct slurs (by the dataset's original word) and the number of profanities in a text. */
+export function strongLanguage(text: string): { slurs: string[]; profanities: number } {
+  const slurs = new Set<string>();
+  const profane = new Set<number>(); // start offsets: several patterns may match the same word
+  for (const m of matcher.getAllMatches(text, true)) {
+    const word = englishDataset.getPayloadWithPhraseMetadata(m).phraseMetadata?.originalWord ?? '';
+    if (SLURS.has(word)) slurs.add(word);
+    else profane.add(m.startIndex);
+  }
+  return { slurs: [...slurs].sort(), profanities: profane.size };
+}
 
 /**
  * Deterministic rules that run before the model (and are all a dry run can report). They
@@ -9,13 +31,16 @@ import { countWords, LINK_PATTERN, paragraphs } from '../posts/text.js';
  *
  * Signal ids by family:
  *  - quality.*   the text fails the quality bar (gibberish, loops, placeholders, truncation,
- *                outlines, code or data dumps, assistant boilerplate, word salad);
+ *                outlines, code or data dumps, assistant boilerplate, word salad, a near
+ *                duplicate of an earlier post);
  *  - injection.* text aimed at an AI reader (instructions, fake role or system messages,
  *                requests for secrets, hidden characters);
  *  - spam.*      promotion (calls to action, codes, contact handles, crypto addresses, links);
  *  - privacy.*   personal data patterns (phone numbers, street addresses, card or ID numbers);
- *  - target.*    text that turns to the real reader or points readers at someone.
- * privacy.* and target.* never route on their own: they are evidence for the moderator.
+ *  - target.*    text that turns to the real reader or points readers at someone;
+ *  - language.*  slurs and profanity (the `obscenity` library's English dataset, which also
+ *                catches leetspeak and spaced-out spellings).
+ * privacy.*, target.* and language.* never route on their own: they are evidence for the moderator.
  */
 export interface Signal {
   id: string;
@@ -272,6 +297,11 @@ export interface PrefilterOptions {
    * call to action are ordinary: only crypto, onion addresses or many links route to review.
    */
   site?: SiteKind;
+  /**
+   * The most similar earlier post of the site or of the author (moderation/duplicates.ts
+   * `nearestEarlierPost`); at NEAR_DUPLICATE_THRESHOLD or above the post is a near duplicate.
+   */
+  nearDuplicate?: { id: string; similarity: number } | null;
 }
 
 export function prefilter(title: string | null, body: string, opts: PrefilterOptions = {}): PrefilterResult {
@@ -302,6 +332,18 @@ export function prefilter(title: string | null, body: string, opts: PrefilterOpt
   const story = storySite && words_ >= 100; // story-shape rules need a story-length text
 
   // --- Quality -------------------------------------------------------------------------------
+  const dup = opts.nearDuplicate;
+  if (dup && dup.similarity >= NEAR_DUPLICATE_THRESHOLD) {
+    const same = dup.similarity >= 0.999;
+    push(
+      'quality.duplicate',
+      QUALITY_REJECT +
+        ((1 - QUALITY_REJECT) * (dup.similarity - NEAR_DUPLICATE_THRESHOLD)) / (1 - NEAR_DUPLICATE_THRESHOLD),
+      same
+        ? `it repeats the text of post ${dup.id}`
+        : `it is a near duplicate of post ${dup.id} (${Math.round(dup.similarity * 100)}% of their five-word sequences are shared)`,
+    );
+  }
   if (tokens.length >= 30 && stop < 0.12) {
     push(
       'quality.stopwords',
@@ -482,6 +524,21 @@ export function prefilter(title: string | null, body: string, opts: PrefilterOpt
       'target.reader',
       Math.min(0.8, 0.3 * reader),
       `turns to the real reader (${reader} cue${reader > 1 ? 's' : ''})`,
+    );
+
+  // --- Slurs and profanity (evidence only: villains swear, and dark fiction is allowed) --------
+  const strong = strongLanguage(text);
+  if (strong.slurs.length)
+    push(
+      'language.slur',
+      0.4 + 0.15 * strong.slurs.length,
+      `${strong.slurs.length} slur${strong.slurs.length > 1 ? 's' : ''} (${strong.slurs.join(', ')})`,
+    );
+  if (strong.profanities > 0)
+    push(
+      'language.profanity',
+      Math.min(0.6, (strong.profanities / Math.max(1, words_)) * 20),
+      `${strong.profanities} profanit${strong.profanities > 1 ? 'ies' : 'y'}`,
     );
 
   // --- Routing -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import type { Accounts } from '../accounts/accounts.js';
 import type { Principal } from '../accounts/keys.js';
 import { post as ledgerPost } from '../billing/ledger.js';
 import type { Deps } from '../context.js';
+import { nearestEarlierPost, postFingerprint } from '../moderation/duplicates.js';
 import type { ModelLifecycle } from '../moderation/lifecycle.js';
 import { type PrefilterResult, prefilter } from '../moderation/prefilter.js';
 import { Problem } from '../problems.js';
@@ -66,7 +67,7 @@ export class Posts {
     const post = normalizeBody(site, body, this.deps.clock.now());
     this.accounts.assertActive(principal);
     if (opts.dryRun) {
-      const result = await this.dryRun(principal, post.price, post.title, post.body);
+      const result = await this.dryRun(principal, site, post.price, post.title, post.body);
       return { status: 200, headers: {}, body: JSON.stringify(result), replayed: false };
     }
     const key = opts.idempotencyKey;
@@ -113,6 +114,7 @@ export class Posts {
         status: 'queued',
         title: post.title,
         body: post.body,
+        fingerprint: postFingerprint(post.body),
         topics: post.topics,
         fields: post.fields,
         country: post.country,
@@ -137,13 +139,20 @@ export class Posts {
 
   private async dryRun(
     principal: Principal,
+    site: SiteKind,
     price: number,
     title: string | null,
     body: string,
   ): Promise<DryRunResult> {
     const account = await this.accounts.row(principal.accountId);
     if (account.balance < price) throw await this.insufficient(principal.accountId, price);
-    const pf = prefilter(title, body);
+    const nearDuplicate = await nearestEarlierPost(this.deps.db, {
+      site,
+      accountId: principal.accountId,
+      fingerprint: postFingerprint(body),
+      before: this.deps.clock.now(),
+    });
+    const pf = prefilter(title, body, { site, nearDuplicate });
     return {
       dry_run: true,
       valid: true,
