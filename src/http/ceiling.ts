@@ -24,10 +24,13 @@ const PLATFORM_KEY = 'platform';
 /**
  * The platform ceiling: all /v1/* and /mcp requests together, a token bucket of `burst` tokens
  * refilled continuously at `rate` per second. In process by default; shared by every process
- * through Redis when REDIS_URL is set (refilled by the Redis server's clock).
+ * through Redis when REDIS_URL is set (refilled by the Redis server's clock), with a per-process
+ * insurance bucket while Redis is unreachable.
  */
 export class PlatformCeiling {
   readonly #bucket: TokenBucket;
+  /** With Redis: this process's own bucket, used while Redis cannot answer (insurance). */
+  readonly #insurance: MemoryTokenBucket | undefined;
   readonly #redis: Redis | undefined;
 
   constructor(opts: CeilingOptions) {
@@ -39,18 +42,23 @@ export class PlatformCeiling {
         prefix: opts.keyPrefix ?? 'ap_bucket',
         clock: opts.clock && opts.clock !== systemClock ? opts.clock : undefined,
       });
+      this.#insurance = new MemoryTokenBucket(spec, opts.clock ?? systemClock);
     } else {
       this.#bucket = new MemoryTokenBucket(spec, opts.clock ?? systemClock);
     }
   }
 
-  /** Takes one request from the budget, or throws platform_rate_limited. A store failure lets the request through. */
+  /**
+   * Takes one request from the budget, or throws platform_rate_limited. While Redis cannot answer,
+   * each process keeps the same ceiling on its own (an in-memory insurance bucket).
+   */
   async take(): Promise<void> {
     let allowed: boolean;
     try {
       ({ allowed } = await this.#bucket.take(PLATFORM_KEY));
-    } catch {
-      return; // Redis down: availability over the ceiling.
+    } catch (e) {
+      if (!this.#insurance) throw e;
+      ({ allowed } = this.#insurance.takeNow(PLATFORM_KEY));
     }
     if (!allowed) {
       throw new Problem('platform_rate_limited', {

@@ -70,8 +70,12 @@ describe('"all /v1/* including /mcp: 100 requests per second, bursts of 200, the
     expectProblem(await b.call('GET', '/v1/status'), 429, 'platform_rate_limited');
   });
 
-  it('with Redis unreachable, requests go through (availability over the ceiling)', async () => {
+  it('with Redis unreachable, each process keeps the ceiling on its own (insurance bucket): 250 -> 200 through', async () => {
     const e = await env({ REDIS_URL: 'redis://127.0.0.1:1' });
-    expect(ok(await statuses([e], 250))).toBe(250);
+    const rs = await statuses([e], 250);
+    expect(ok(rs)).toBe(200);
+    expectProblem(rs.find((r) => r.status === 429)!, 429, 'platform_rate_limited');
+    e.clock.advance(500);
+    expect(ok(await statuses([e], 51))).toBe(50);
   });
 });
