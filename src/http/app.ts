@@ -32,7 +32,13 @@ export interface AppContext {
   auth: Auth;
 }
 
-export async function buildApp(platform: Platform, opts: { logger?: boolean } = {}): Promise<App> {
+export interface BuildAppOptions {
+  logger?: boolean;
+  /** Redis key prefix of the platform ceiling (tests use one per run). */
+  ceilingKeyPrefix?: string;
+}
+
+export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): Promise<App> {
   const { config } = platform;
   const app = Fastify({
     logger:
@@ -69,6 +75,8 @@ export async function buildApp(platform: Platform, opts: { logger?: boolean } = 
     rate: config.platformRate,
     burst: config.platformBurst,
     redisUrl: config.redisUrl,
+    clock: platform.deps.clock,
+    keyPrefix: opts.ceilingKeyPrefix,
   });
   ceiling.register(app);
   app.addHook('onClose', () => ceiling.close());

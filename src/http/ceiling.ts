@@ -1,64 +1,66 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import {
-  BurstyRateLimiter,
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterRedis,
-} from 'rate-limiter-flexible';
+import { type Clock, systemClock } from '../core/clock.js';
+import { MemoryTokenBucket, RedisTokenBucket, type TokenBucket } from '../core/limits/token-bucket.js';
 import { Problem } from '../core/problems.js';
 
 export interface CeilingOptions {
   rate: number;
   burst: number;
   redisUrl?: string | undefined;
+  /** The platform clock. In memory it always drives refill; with Redis only when it is not the system clock (tests). */
+  clock?: Clock | undefined;
+  /** Redis key prefix (tests use one per run so parallel runs do not share a bucket). */
+  keyPrefix?: string | undefined;
 }
 
 /** Paths under the platform ceiling: the API and MCP. Pages, feeds and JSON files never are. */
 export const isMetered = (url: string) =>
   url.startsWith('/v1/') || url === '/mcp' || url.startsWith('/mcp?') || url.startsWith('/mcp/');
 
+/** The one bucket: the ceiling is for the whole platform together, not per client. */
+const PLATFORM_KEY = 'platform';
+
 /**
- * The platform ceiling: all /v1/* and /mcp requests together at `rate` per second with bursts of
- * `burst`, as rate-limiter-flexible documents it (a per-second limiter plus a burst limiter).
- * In process by default; shared by every process through Redis when REDIS_URL is set.
+ * The platform ceiling: all /v1/* and /mcp requests together, a token bucket of `burst` tokens
+ * refilled continuously at `rate` per second. In process by default; shared by every process
+ * through Redis when REDIS_URL is set (refilled by the Redis server's clock), with a per-process
+ * insurance bucket while Redis is unreachable.
  */
 export class PlatformCeiling {
-  readonly #limiter: BurstyRateLimiter;
+  readonly #bucket: TokenBucket;
+  /** With Redis: this process's own bucket, used while Redis cannot answer (insurance). */
+  readonly #insurance: MemoryTokenBucket | undefined;
   readonly #redis: Redis | undefined;
 
   constructor(opts: CeilingOptions) {
-    const extra = Math.max(0, opts.burst - opts.rate);
-    let perSecond: RateLimiterAbstract;
-    let burst: RateLimiterAbstract;
+    const spec = { capacity: opts.burst, rate: opts.rate };
     if (opts.redisUrl) {
       this.#redis = new Redis(opts.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
       this.#redis.on('error', () => {});
-      perSecond = new RateLimiterRedis({
-        storeClient: this.#redis,
-        keyPrefix: 'ap_ceiling',
-        points: opts.rate,
-        duration: 1,
+      this.#bucket = new RedisTokenBucket(this.#redis, spec, {
+        prefix: opts.keyPrefix ?? 'ap_bucket',
+        clock: opts.clock && opts.clock !== systemClock ? opts.clock : undefined,
       });
-      burst = new RateLimiterRedis({
-        storeClient: this.#redis,
-        keyPrefix: 'ap_burst',
-        points: Math.max(1, extra),
-        duration: 10,
-      });
+      this.#insurance = new MemoryTokenBucket(spec, opts.clock ?? systemClock);
     } else {
-      perSecond = new RateLimiterMemory({ keyPrefix: 'ap_ceiling', points: opts.rate, duration: 1 });
-      burst = new RateLimiterMemory({ keyPrefix: 'ap_burst', points: Math.max(1, extra), duration: 10 });
+      this.#bucket = new MemoryTokenBucket(spec, opts.clock ?? systemClock);
     }
-    this.#limiter = new BurstyRateLimiter(perSecond, burst);
   }
 
-  /** Takes one request from the budget, or throws platform_rate_limited. A store failure lets the request through. */
+  /**
+   * Takes one request from the budget, or throws platform_rate_limited. While Redis cannot answer,
+   * each process keeps the same ceiling on its own (an in-memory insurance bucket).
+   */
   async take(): Promise<void> {
+    let allowed: boolean;
     try {
-      await this.#limiter.consume('platform', 1);
+      ({ allowed } = await this.#bucket.take(PLATFORM_KEY));
     } catch (e) {
-      if (e instanceof Error) return; // Redis down: availability over the ceiling.
+      if (!this.#insurance) throw e;
+      ({ allowed } = this.#insurance.takeNow(PLATFORM_KEY));
+    }
+    if (!allowed) {
       throw new Problem('platform_rate_limited', {
         detail:
           'The platform is at its request ceiling (all /v1 and /mcp requests together). Retry after a second.',

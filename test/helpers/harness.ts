@@ -68,6 +68,8 @@ export interface TestEnvOptions {
   webhookTimeoutMs?: number;
   /** An already open database (a restart test reopens the same data); default: a fresh clone. */
   database?: Database;
+  /** Redis key prefix of the platform ceiling, so parallel runs sharing one Redis do not collide. */
+  ceilingKeyPrefix?: string;
 }
 
 export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
@@ -94,7 +96,10 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     ...(opts.webhookTimeoutMs ? { webhookTimeoutMs: opts.webhookTimeoutMs } : {}),
     log: { info() {}, warn() {}, error: (o) => console.error(o) },
   });
-  const app = await buildApp(platform, { logger: false });
+  const app = await buildApp(platform, {
+    logger: false,
+    ...(opts.ceilingKeyPrefix ? { ceilingKeyPrefix: opts.ceilingKeyPrefix } : {}),
+  });
   await app.ready();
   return {
     platform,
