@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import { MAX_KEYS } from '../core/accounts/keys.js';
 import { LINK_TTL_MS } from '../core/owner/links.js';
+import { CODES_PER_ACCOUNT_PER_DAY } from '../core/owner/sessions.js';
 import { STORY_LIMITS } from '../core/posts/bodies.js';
 import { IDEMPOTENCY_TTL_MS } from '../core/posts/idempotency.js';
 import { ownPost } from '../core/posts/views.js';
@@ -53,6 +54,14 @@ export function rateLimitsDocument(config: Config) {
         resets: '00:00 UTC',
         counted_per: 'IP address, across all four sites',
         after: '429 rate_limited (no RateLimit or Retry-After headers)',
+      },
+      {
+        operation: 'POST /v1/manage/session (a code is e-mailed)',
+        limit: CODES_PER_ACCOUNT_PER_DAY,
+        window_seconds: 86400,
+        resets: '00:00 UTC',
+        counted_per: 'account',
+        after: '429 rate_limited with Retry-After to 00:00 UTC',
       },
       {
         operation: 'all /v1/* and /mcp',

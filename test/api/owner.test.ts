@@ -1,7 +1,12 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_TTL_MS } from '../../src/core/owner/links.js';
-import { CODE_TTL_MS, MAX_CODE_ATTEMPTS, SESSION_TTL_MS } from '../../src/core/owner/sessions.js';
+import {
+  CODE_TTL_MS,
+  CODES_PER_ACCOUNT_PER_DAY,
+  MAX_CODE_ATTEMPTS,
+  SESSION_TTL_MS,
+} from '../../src/core/owner/sessions.js';
 import { TEST_CARDS } from '../../src/core/payments/provider.js';
 import { hashToken } from '../../src/core/secrets.js';
 import { accounts, ledger, topUps } from '../../src/db/schema.js';
@@ -112,6 +117,23 @@ describe('owner proof: POST /v1/manage/session', () => {
       expectProblem(await session({ token, code: otherCode(code) }), 401, 'invalid_code');
     }
     expect((await session({ token, code })).status).toBe(200);
+  });
+
+  it(`${CODES_PER_ACCOUNT_PER_DAY} codes per account per UTC day: the 21st is 429 rate_limited until midnight`, async () => {
+    expect(CODES_PER_ACCOUNT_PER_DAY).toBe(20);
+    const a = await newAccount(env);
+    const token = linkToken(a.account_url);
+    const replies = await Promise.all(Array.from({ length: 20 }, () => session({ token })));
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(202));
+    const over = await session({ token });
+    expectProblem(over, 429, 'rate_limited');
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    expect(await outbox(a.email)).toHaveLength(20);
+    // Another account is not affected; the next UTC day starts afresh.
+    expect((await session({ token: linkToken((await newAccount(env)).account_url) })).status).toBe(202);
+    env.clock.advance(Number(over.headers['retry-after']) * 1000);
+    const fresh = linkToken((await env.call('GET', '/v1/account', { key: a.key })).json.account_url);
+    expect((await session({ token: fresh })).status).toBe(202);
   });
 
   it('concurrent guesses cannot exceed the attempt limit', async () => {

@@ -1,6 +1,8 @@
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import { accounts, ownerChallenges, ownerSessions } from '../../db/schema.js';
+import { secondsToUtcMidnight } from '../clock.js';
 import type { Deps } from '../context.js';
+import { consume, giveBack } from '../limits/daily.js';
 import { MAIL_RETRY_SECONDS, type Mail, type Mailer } from '../mail/mailer.js';
 import { Problem } from '../problems.js';
 import { hashToken, newCode, newId, newToken, safeEqual } from '../secrets.js';
@@ -9,6 +11,12 @@ import { findLiveLink } from './links.js';
 export const CODE_TTL_MS = 10 * 60 * 1000;
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
+/**
+ * Codes e-mailed per account per UTC day. With MAX_CODE_ATTEMPTS guesses each, a day allows at
+ * most 100 guesses at a six-digit code (a 1 in 10,000 chance), and the owner's inbox is never
+ * flooded.
+ */
+export const CODES_PER_ACCOUNT_PER_DAY = 20;
 
 /**
  * The owner's proof: whoever holds account_url asks for a six-digit code, which goes to the
@@ -24,8 +32,14 @@ export class OwnerSessions {
     if (!link) throw new Problem('link_expired');
     const [account] = await db.select().from(accounts).where(eq(accounts.id, link.accountId));
     if (!account || account.status === 'deleted') throw new Problem('link_expired');
+    const now = clock.now();
+    if ((await consume(db, 'owner_code_account', account.id, now, CODES_PER_ACCOUNT_PER_DAY)) === null)
+      throw new Problem('rate_limited', {
+        detail: `At most ${CODES_PER_ACCOUNT_PER_DAY} codes per account per UTC day. Use the last code sent, or try again after 00:00 UTC.`,
+        headers: { 'retry-after': String(secondsToUtcMidnight(now)) },
+      });
     const code = newCode();
-    const expiresAt = new Date(clock.now().getTime() + CODE_TTL_MS);
+    const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
     await db
       .insert(ownerChallenges)
       .values({ linkId: link.id, accountId: account.id, codeHash: hashToken(code), expiresAt })
@@ -33,17 +47,22 @@ export class OwnerSessions {
         target: ownerChallenges.linkId,
         set: { codeHash: hashToken(code), attempts: 0, expiresAt, usedAt: null },
       });
-    await this.mail(mailer, {
-      to: account.email,
-      subject: `Your agentpress code: ${code}`,
-      text: [
-        `Someone opened the account page of "${account.name}" on agentpress.`,
-        '',
-        `Your one-time code is ${code}. It expires in 10 minutes.`,
-        '',
-        'If that was not you, ignore this message: nothing happens without the code.',
-      ].join('\n'),
-    });
+    try {
+      await this.mail(mailer, {
+        to: account.email,
+        subject: `Your agentpress code: ${code}`,
+        text: [
+          `Someone opened the account page of "${account.name}" on agentpress.`,
+          '',
+          `Your one-time code is ${code}. It expires in 10 minutes.`,
+          '',
+          'If that was not you, ignore this message: nothing happens without the code.',
+        ].join('\n'),
+      });
+    } catch (e) {
+      await giveBack(db, 'owner_code_account', account.id, now); // not delivered: not counted
+      throw e;
+    }
     return { sent_to: maskEmail(account.email), expires_at: expiresAt.toISOString() };
   }
 
