@@ -6,8 +6,19 @@ export function jsonPointer(path: readonly PropertyKey[], prefix = ''): string {
   return prefix + path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
+/** The error for a member an object does not have, at the member's own pointer. */
+export const unknownMember = (key: string, pointer: string): FieldError => ({
+  pointer,
+  detail: `Unknown member "${key}": remove it.`,
+});
+
 export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldError[] {
-  return issues.map((i) => ({ pointer: jsonPointer(i.path, prefix), detail: i.message }));
+  return issues.flatMap((i) =>
+    // An unknown member is reported where it is, one error per member, so a client can find it.
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => unknownMember(k, jsonPointer([...i.path, k], prefix)))
+      : [{ pointer: jsonPointer(i.path, prefix), detail: i.message }],
+  );
 }
 
 export function validationProblem(errors: FieldError[]): Problem {

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isProblem, Problem, problemBody } from '../core/problems.js';
-import { jsonPointer, validationProblem } from '../core/validation.js';
+import { jsonPointer, unknownMember, validationProblem } from '../core/validation.js';
 
 /** Maps anything thrown in a request to a Problem; unknown errors become a 500 with no internals. */
 export function toProblem(err: unknown): Problem {
@@ -15,10 +15,7 @@ export function toProblem(err: unknown): Problem {
         // An unknown member is reported by zod at its parent object; point at the member itself.
         const keys = (v.params as { keys?: unknown } | undefined)?.keys;
         if (v.keyword === 'unrecognized_keys' && Array.isArray(keys) && keys.length > 0) {
-          return keys.map((k) => ({
-            pointer: jsonPointer([String(k)], at),
-            detail: `Unknown member "${String(k)}": remove it.`,
-          }));
+          return keys.map((k) => unknownMember(String(k), jsonPointer([String(k)], at)));
         }
         return [{ pointer: at, detail }];
       }),

@@ -94,7 +94,7 @@ describe('POST /v1/posts: "validates, checks price and account standing, then ch
       [{ title: 'ok', body: story(), topics: ['a'.repeat(41)] }, '/topics/0'],
       [{ title: 'ok', body: story(), topics: ['sea', 'sea'] }, '/topics'],
       [{ body: story() }, '/title'],
-      [{ title: 'ok', body: story(), tittle: 'typo' }, ''],
+      [{ title: 'ok', body: story(), tittle: 'typo' }, '/tittle'],
       [{ title: 'ok', body: `${story()}\u0000` }, '/body'],
     ];
     for (const [body, pointer] of cases) {
