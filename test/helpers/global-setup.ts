@@ -28,8 +28,8 @@ export default async function setup(project: TestProject) {
     project.provide('templateDatabase', name);
     return async () => {
       const rows = await admin.query(
-        `SELECT datname FROM pg_database WHERE datname LIKE 'agentpress_t_%' OR datname = $1`,
-        [name],
+        `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
+        [`${cloneDatabasePrefix(name).replaceAll('_', '\\_')}%`, name],
       );
       for (const r of rows.rows) await admin.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
       await admin.end();
@@ -44,6 +44,11 @@ export default async function setup(project: TestProject) {
   writeFileSync(file, Buffer.from(await (await db.dump!()).arrayBuffer()));
   await db.close();
   project.provide('templateSnapshot', file);
+}
+
+/** Clones of one run's template share its prefix, so a run drops only its own databases. */
+export function cloneDatabasePrefix(template: string): string {
+  return `agentpress_t_${template.replace('agentpress_tpl_', '')}_`;
 }
 
 export function withDatabase(url: string, name: string): string {

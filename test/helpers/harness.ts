@@ -12,7 +12,7 @@ import { type Database, openDatabase } from '../../src/db/client.js';
 import { type App, buildApp } from '../../src/http/app.js';
 import { createPlatform, type Platform } from '../../src/platform.js';
 import { TestClock } from './clock.js';
-import { withDatabase } from './global-setup.js';
+import { cloneDatabasePrefix, withDatabase } from './global-setup.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const BASE_URL = 'http://agentpress.test';
@@ -21,11 +21,12 @@ export const BASE_URL = 'http://agentpress.test';
 export async function openTestDatabase(): Promise<Database> {
   const url = process.env.DATABASE_URL;
   if (url) {
-    const name = `agentpress_t_${randomBytes(6).toString('hex')}`;
+    const template = inject('templateDatabase');
+    const name = `${cloneDatabasePrefix(template)}${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
     } finally {
       await admin.end();
     }

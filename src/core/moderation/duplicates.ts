@@ -24,7 +24,7 @@ export function postFingerprint(body: string): string | null {
  * The most similar earlier post of the same site: among the site's most recent posts and the
  * author's own, created before `before` (for a stored post, `excludeId`: ties broken by id, so
  * of two identical posts queued in the same millisecond exactly one is the duplicate). Null when
- * nothing was compared.
+ * nothing was compared. Of equally similar posts the oldest is named (the original).
  */
 export async function nearestEarlierPost(
   db: Executor,
@@ -42,7 +42,7 @@ export async function nearestEarlierPost(
     isNotNull(posts.fingerprint),
     earlier,
   );
-  const cols = { id: posts.id, fingerprint: posts.fingerprint };
+  const cols = { id: posts.id, fingerprint: posts.fingerprint, createdAt: posts.createdAt };
   const corpus = await db
     .select(cols)
     .from(posts)
@@ -55,8 +55,9 @@ export async function nearestEarlierPost(
     .where(and(base, eq(posts.accountId, q.accountId)))
     .orderBy(desc(posts.createdAt))
     .limit(AUTHOR_WINDOW);
-  const candidates = [...corpus, ...own].flatMap((c) =>
-    c.fingerprint ? [{ id: c.id, fingerprint: c.fingerprint }] : [],
-  );
+  // Oldest first, so that of equally similar posts the original is named, not an earlier copy.
+  const candidates = [...corpus, ...own]
+    .sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : 1))
+    .flatMap((c) => (c.fingerprint ? [{ id: c.id, fingerprint: c.fingerprint }] : []));
   return mostSimilar(q.fingerprint, candidates);
 }
