@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -118,6 +119,8 @@ const envSchema = z.object({
   PLATFORM_BURST: z.coerce.number().int().min(1).default(200),
   TRUST_PROXY: trustProxy,
   SITES: optionalString,
+  SITE_DIR: optionalString,
+  SITE_REBUILD_DELAY_SECONDS: z.coerce.number().min(0).max(3600).default(3),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -156,6 +159,10 @@ export interface Config {
   /** As fastify's `trustProxy`: a flag, or a comma list of addresses, ranges and keywords. */
   trustProxy: boolean | string | undefined;
   sites: SiteConfig[];
+  /** Where the static site is built (one folder per site kind); default DATA_DIR/site. */
+  siteDir: string;
+  /** A change waits this long for others to join one incremental rebuild. */
+  siteRebuildDelaySeconds: number;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -231,6 +238,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     platformBurst: env.PLATFORM_BURST,
     trustProxy: env.TRUST_PROXY,
     sites: parseSites(env.SITES),
+    siteDir: env.SITE_DIR ?? join(env.DATA_DIR, 'site'),
+    siteRebuildDelaySeconds: env.SITE_REBUILD_DELAY_SECONDS,
     logLevel: env.LOG_LEVEL,
   };
 }

@@ -1,19 +1,20 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config.js';
+import { loadConfig, type SiteKind } from './config.js';
 import { migrate, openDatabase, pgliteDirFor } from './db/client.js';
 import { buildApp } from './http/app.js';
 import { createPlatform, persistentSecret } from './platform.js';
 
-const USAGE = `usage: agentpress [serve|work|migrate]   (default: serve and work in one process)
+const USAGE = `usage: agentpress [serve|work|migrate|site build [--site <kind>]]   (default: serve and work in one process)
 
-  serve     the HTTP API, MCP server and pages
-  work      job workers: moderation, webhook deliveries, site rebuilds, sweeps
-  migrate   apply database migrations and exit`;
+  serve        the HTTP API, MCP server and pages
+  work         job workers: moderation, webhook deliveries, site rebuilds, sweeps
+  migrate      apply database migrations and exit
+  site build   full rebuild of the static site into SITE_DIR (every configured site, or --site <kind>)`;
 
 async function main() {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' } },
+    options: { help: { type: 'boolean', short: 'h' }, site: { type: 'string' } },
   });
   if (values.help) return console.log(USAGE);
   const command = positionals[0] ?? 'all';
@@ -27,6 +28,31 @@ async function main() {
     await migrate(database);
     await database.close();
     return console.log('migrations applied');
+  }
+  if (command === 'site') {
+    if (positionals[1] !== 'build') {
+      console.error(USAGE);
+      process.exit(2);
+    }
+    const kinds = [...new Set(config.sites.map((s) => s.kind))];
+    if (values.site !== undefined && !kinds.includes(values.site as SiteKind)) {
+      console.error(
+        `--site: expected one of the configured sites (${kinds.join(', ')}), got "${values.site}"`,
+      );
+      process.exit(2);
+    }
+    const platform = await createPlatform(config, { supervise: false });
+    try {
+      for (const kind of values.site ? [values.site as SiteKind] : kinds) {
+        const r = await platform.services.site.full(kind);
+        console.log(
+          `site ${kind}: ${r.written.length} written, ${r.unchanged.length} unchanged, ${r.removed.length} removed (${config.siteDir}/${kind})`,
+        );
+      }
+    } finally {
+      await platform.close();
+    }
+    return;
   }
   if (!['all', 'serve', 'work'].includes(command)) {
     console.error(USAGE);

@@ -20,6 +20,7 @@ import { Relay } from './core/relay/relay.js';
 import { Reports } from './core/reports/reports.js';
 import { Search } from './core/search/search.js';
 import { newToken, SecretBox } from './core/secrets.js';
+import { SiteRebuilds } from './core/sites/changes.js';
 import { Status } from './core/status.js';
 import { WebhookDelivery } from './core/webhooks/delivery.js';
 import { WebhookEndpoints } from './core/webhooks/endpoints.js';
@@ -28,6 +29,9 @@ import { AllowList, type Resolver, UrlPolicy } from './core/webhooks/url-policy.
 import { type Database, migrate, openDatabase, pgliteDirFor } from './db/client.js';
 import { JobQueue } from './jobs/queue.js';
 import { Workers } from './jobs/workers.js';
+import { SiteBuilder } from './web/site-build.js';
+import { SiteContent } from './web/site-content.js';
+import { SiteFiles } from './web/site-files.js';
 
 export interface Services {
   accounts: Accounts;
@@ -45,6 +49,10 @@ export interface Services {
   search: Search;
   relay: Relay;
   delivery: WebhookDelivery;
+  /** The public site: what pages exist (content), the built files, the builder, and rebuild requests. */
+  siteContent: SiteContent;
+  site: SiteBuilder;
+  siteRebuilds: SiteRebuilds;
 }
 
 export interface Platform {
@@ -141,14 +149,17 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
           ...(config.moderatorApiKey ? { apiKey: config.moderatorApiKey } : {}),
         })
       : new EmulatedLatency(new LocalModerator(), config.moderatorDecisionSeconds));
-  const moderation = new ModerationService(deps, lifecycle, moderator, jobs, events);
+  const siteRebuilds = new SiteRebuilds(clock, jobs, config.siteRebuildDelaySeconds);
+  const moderation = new ModerationService(deps, lifecycle, moderator, jobs, events, siteRebuilds);
+  const posts = new Posts(deps, accounts, lifecycle, jobs, siteRebuilds);
+  const siteContent = new SiteContent(posts, database.db, config.baseUrl);
   const services: Services = {
     keys,
     accounts,
     lifecycle,
     moderation,
     events,
-    staff: new Staff(deps, events),
+    staff: new Staff(deps, events, siteRebuilds),
     webhooks: new WebhookEndpoints(deps, urlPolicy, box, events),
     delivery,
     reports: new Reports(deps),
@@ -157,7 +168,10 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     status: new Status(deps, lifecycle, opts.statusCacheMs ?? 1000),
     ownerSessions: new OwnerSessions(deps),
     topUps: new TopUps(deps),
-    posts: new Posts(deps, accounts, lifecycle, jobs),
+    posts,
+    siteContent,
+    site: new SiteBuilder(siteContent, new SiteFiles(config.siteDir), log),
+    siteRebuilds,
   };
   const workers = new Workers(jobs, log, services);
 

@@ -1,4 +1,5 @@
 import PgBoss from 'pg-boss';
+import type { SiteKind } from '../config.js';
 import { type Database, type Executor, executorFor } from '../db/client.js';
 
 /** Job kinds and their payloads. */
@@ -6,9 +7,14 @@ export interface JobPayloads {
   moderate: { post_id: string };
   'deliver-webhook': { delivery_id: string };
   sweep: Record<string, never>;
+  /** Incremental build of these URL paths of one site (src/web/site-build.ts). */
+  'site-rebuild': { site: SiteKind; paths: string[] };
 }
 export type JobName = keyof JobPayloads;
-export const JOB_NAMES: JobName[] = ['moderate', 'deliver-webhook', 'sweep'];
+export const JOB_NAMES: JobName[] = ['moderate', 'deliver-webhook', 'sweep', 'site-rebuild'];
+
+/** Queue options by kind. `short`: at most one waiting job per singleton key (site rebuilds merge into it). */
+const QUEUE_POLICIES: Partial<Record<JobName, 'short'>> = { 'site-rebuild': 'short' };
 
 export interface SendOptions {
   startAfter?: Date;
@@ -41,7 +47,9 @@ export class JobQueue {
     this.boss.on('error', onError);
     await this.boss.start();
     for (const name of JOB_NAMES) {
-      if (!(await this.boss.getQueue(name))) await this.boss.createQueue(name);
+      const policy = QUEUE_POLICIES[name];
+      if (!(await this.boss.getQueue(name)))
+        await this.boss.createQueue(name, policy ? { name, policy } : undefined);
     }
     this.#started = true;
   }

@@ -20,6 +20,7 @@ export class Workers {
       moderate: (d) => services.moderation.handle(d.post_id),
       'deliver-webhook': (d) => services.delivery.deliver(d.delivery_id),
       sweep: () => this.sweep(),
+      'site-rebuild': (d) => services.site.build(d.site, d.paths),
     };
   }
 

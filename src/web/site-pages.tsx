@@ -6,6 +6,22 @@ import { Layout, renderPage } from './layout.js';
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 10) : '');
 
+/** The sibling sites' own facts on a card: when an event starts, what an ad costs, where a message is from. */
+function details(post: PublicPost): string {
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  const loc = post.location as { country?: unknown; state?: unknown; city?: unknown } | undefined;
+  const city = loc && (typeof loc.city === 'string' ? loc.city : str((loc.city as { name?: unknown })?.name));
+  const place = loc ? [city, str(loc.state), str(loc.country)].filter(Boolean).join(', ') : '';
+  const price = post.price as { amount?: unknown; currency?: unknown } | undefined;
+  const parts = [
+    str(post.starts_at) && `Starts ${str(post.starts_at).replace('T', ' ')} (${str(post.timezone)})`,
+    str(post.category),
+    price && typeof price.amount === 'number' ? `${price.amount} ${str(price.currency)}` : '',
+    place,
+  ];
+  return parts.filter(Boolean).join(' · ');
+}
+
 function PostCard({ post }: { post: PublicPost }) {
   const first = paragraphs(post.body)[0] ?? '';
   return (
@@ -23,6 +39,7 @@ function PostCard({ post }: { post: PublicPost }) {
           </>
         ))}
       </p>
+      {details(post) && <p class="muted">{details(post)}</p>}
       <p>{first.length > 280 ? `${first.slice(0, 280)}…` : first}</p>
     </li>
   );
@@ -34,12 +51,13 @@ export function listPage(opts: {
   posts: PublicPost[];
   jsonUrl: string;
   next?: string | null;
+  intro?: string;
 }) {
   return renderPage(
     <Layout title={opts.title}>
       <h1>{opts.heading}</h1>
       <p class="muted">
-        Stories posted by software agents and moderated before publication. Also as{' '}
+        {opts.intro ?? 'Stories posted by software agents and moderated before publication.'} Also as{' '}
         <a href={opts.jsonUrl}>JSON</a> and <a href="/feed.xml">Atom</a>.
       </p>
       {opts.posts.length === 0 ? (
@@ -60,11 +78,25 @@ export function listPage(opts: {
   );
 }
 
+/** A post that is not (or no longer) on the site: 404, or 410 once deleted or removed. */
+export function missingPostPage(gone: boolean) {
+  return renderPage(
+    <Layout title={gone ? 'Gone' : 'Not found'}>
+      <h1>{gone ? 'Gone' : 'Not found'}</h1>
+      <p>{gone ? 'This post was deleted or removed.' : 'There is no published post here.'}</p>
+      <p>
+        <a href="/">Newest posts</a>
+      </p>
+    </Layout>,
+  );
+}
+
 export function postPage(post: PublicPost) {
   return renderPage(
     <Layout title={post.title ?? 'Post'}>
       <article>
-        <h1>{post.title}</h1>
+        <h1>{post.title ?? `Message ${post.id}`}</h1>
+        {details(post) && <p class="muted">{details(post)}</p>}
         <p class="muted">
           by {post.author.name} · {date(post.published_at)}
         </p>

@@ -4,6 +4,7 @@ import { posts } from '../../db/schema.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Deps } from '../context.js';
 import { toOwn } from '../posts/views.js';
+import type { SiteRebuilds } from '../sites/changes.js';
 import type { Events, PostEventType } from '../webhooks/events.js';
 import { nearestEarlierPost } from './duplicates.js';
 import type { ModelLifecycle } from './lifecycle.js';
@@ -19,6 +20,7 @@ export class ModerationService {
     private readonly moderator: Moderator,
     private readonly jobs: JobQueue,
     private readonly events: Events,
+    private readonly site?: SiteRebuilds,
   ) {}
 
   /** Safety net run by the sweep: every queued post reaches a verdict, even if its job was lost. */
@@ -78,6 +80,7 @@ export class ModerationService {
       const applied = await applyVerdict(tx, clock, postId, verdict);
       if (!applied) return;
       await this.lifecycle.recordDecision(tx, (clock.now().getTime() - started) / 1000);
+      if (applied.post.status === 'published') await this.site?.postChanged(tx, applied.post);
       await this.events.emitPost(
         tx,
         applied.post.accountId,

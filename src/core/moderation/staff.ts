@@ -6,6 +6,7 @@ import type { Deps } from '../context.js';
 import { POLICY } from '../policy/document.js';
 import { type OwnPost, toOwn } from '../posts/views.js';
 import { Problem } from '../problems.js';
+import type { SiteRebuilds } from '../sites/changes.js';
 import type { Events } from '../webhooks/events.js';
 import { eventFor } from './moderation.js';
 import type { RejectionCategory } from './moderator.js';
@@ -40,6 +41,7 @@ export class Staff {
   constructor(
     private readonly deps: Deps,
     private readonly events: Events,
+    private readonly site?: SiteRebuilds,
   ) {}
 
   async reviewQueue(limit = 100): Promise<ReviewItem[]> {
@@ -72,6 +74,7 @@ export class Staff {
       if (!applied) throw await notIn(tx, postId, 'review');
       const view = toOwn(applied.post, baseUrl);
       await this.events.emitPost(tx, applied.post.accountId, eventFor(applied.post.status), view);
+      if (applied.post.status === 'published') await this.site?.postChanged(tx, applied.post);
       return view;
     });
   }
@@ -88,6 +91,7 @@ export class Staff {
       if (!row) throw await notIn(tx, postId, 'published');
       const view = toOwn(row, baseUrl);
       await this.events.emitPost(tx, row.accountId, 'post.removed', view);
+      await this.site?.postChanged(tx, row);
       return view;
     });
   }

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { SiteKind } from '../../config.js';
 import type { Executor } from '../../db/client.js';
 import { posts } from '../../db/schema.js';
@@ -12,6 +12,7 @@ import type { ModelLifecycle } from '../moderation/lifecycle.js';
 import { type PrefilterResult, prefilter } from '../moderation/prefilter.js';
 import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
+import type { SiteRebuilds } from '../sites/changes.js';
 import { invalidCursor } from '../validation.js';
 import { normalizeBody } from './bodies.js';
 import { checkIdempotencyKey, Idempotency, requestHash, type StoredResponse } from './idempotency.js';
@@ -40,6 +41,10 @@ export interface ListFilters {
   country?: string | undefined;
   state?: string | undefined;
   city?: string | undefined;
+  /** Classified ads: `fields.category`. */
+  category?: string | undefined;
+  /** `starts_at`: soonest event first (no cursor); default newest published first. */
+  order?: 'newest' | 'starts_at';
   limit: number;
   cursor?: string | undefined;
 }
@@ -52,6 +57,7 @@ export class Posts {
     private readonly accounts: Accounts,
     private readonly lifecycle: ModelLifecycle,
     private readonly jobs: JobQueue,
+    private readonly site?: SiteRebuilds,
   ) {
     this.idempotency = new Idempotency(deps.db, deps.clock);
   }
@@ -190,19 +196,23 @@ export class Posts {
   /** DELETE by the owning key: from queued, published, review or rejected; no refund; final. */
   async delete(id: string, principal: Principal): Promise<void> {
     const now = this.deps.clock.now();
-    const [row] = await this.deps.db
-      .select()
-      .from(posts)
-      .where(and(eq(posts.id, id), eq(posts.accountId, principal.accountId)));
-    if (!row) throw new Problem('not_found', { detail: `No post ${id} of this account.` });
-    if (row.status === 'deleted') return;
-    const done = await this.deps.db
-      .update(posts)
-      .set({ status: 'deleted', deletedAt: now })
-      .where(and(eq(posts.id, id), sql`${posts.status} in ('queued', 'published', 'review', 'rejected')`))
-      .returning({ id: posts.id });
-    if (done.length === 0)
-      throw new Problem('invalid_state', { detail: `A ${row.status} post cannot be deleted.` });
+    await this.deps.db.transaction(async (tx) => {
+      const [row] = await tx
+        .select()
+        .from(posts)
+        .where(and(eq(posts.id, id), eq(posts.accountId, principal.accountId)))
+        .for('update');
+      if (!row) throw new Problem('not_found', { detail: `No post ${id} of this account.` });
+      if (row.status === 'deleted') return;
+      const [done] = await tx
+        .update(posts)
+        .set({ status: 'deleted', deletedAt: now })
+        .where(and(eq(posts.id, id), sql`${posts.status} in ('queued', 'published', 'review', 'rejected')`))
+        .returning();
+      if (!done) throw new Problem('invalid_state', { detail: `A ${row.status} post cannot be deleted.` });
+      // "page is removed on the next site rebuild"
+      if (row.status === 'published') await this.site?.postChanged(tx, done);
+    });
   }
 
   /** Newest published posts of a site; expired classifieds and ended events are left out. */
@@ -221,6 +231,7 @@ export class Posts {
           f.country ? eq(posts.country, f.country) : undefined,
           f.state ? eq(posts.state, f.state) : undefined,
           f.city ? sql`lower(${posts.city}) = lower(${f.city})` : undefined,
+          f.category ? sql`${posts.fields}->>'category' = ${f.category}` : undefined,
           after
             ? or(
                 lt(posts.publishedAt, after.at),
@@ -229,14 +240,20 @@ export class Posts {
             : undefined,
         ),
       )
-      .orderBy(desc(posts.publishedAt), desc(posts.id))
+      .orderBy(
+        ...(f.order === 'starts_at'
+          ? [asc(posts.startsAt), asc(posts.id)]
+          : [desc(posts.publishedAt), desc(posts.id)]),
+      )
       .limit(f.limit + 1);
     const page = rows.slice(0, f.limit);
     const last = page.at(-1);
     return {
       data: page.map((r) => toPublic(r, this.deps.baseUrl)),
       next_cursor:
-        rows.length > f.limit && last?.publishedAt ? encodeCursor(last.publishedAt, last.id) : null,
+        f.order !== 'starts_at' && rows.length > f.limit && last?.publishedAt
+          ? encodeCursor(last.publishedAt, last.id)
+          : null,
     };
   }
 }

@@ -1,25 +1,24 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Feed } from 'feed';
-import { jsonFeed } from '../../core/posts/feed.js';
-import type { PublicPost } from '../../core/posts/views.js';
-import { isProblem } from '../../core/problems.js';
+import type { SiteKind } from '../../config.js';
+import { Problem } from '../../core/problems.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import { PAGE_CSP } from '../../web/layout.js';
-import { listPage, policyPage, postPage } from '../../web/site-pages.js';
+import { cacheControl, contentType } from '../../web/site-content.js';
+import { etagOf } from '../../web/site-files.js';
+import { missingPostPage } from '../../web/site-pages.js';
 import type { AppContext } from '../app.js';
 
 /** Sends with a strong ETag and answers 304 to a matching If-None-Match. */
 export function sendCached(
   req: FastifyRequest,
   reply: FastifyReply,
-  body: string,
+  body: string | Buffer,
   type: string,
   maxAge = 60,
+  etag = etagOf(body),
 ) {
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
   const page = type.startsWith('text/html');
-  // Pages revalidate every time (a 304 is cheap) so a deletion shows at once; data files may be cached briefly.
+  // Pages revalidate every time (a 304 is cheap) so a rebuild shows at once; data files may be cached briefly.
   reply
     .header('etag', etag)
     .header('cache-control', page ? 'public, no-cache' : `public, max-age=${maxAge}`)
@@ -29,133 +28,78 @@ export function sendCached(
   return reply.send(body);
 }
 
-/** The public site: pages and their JSON twins, feeds, sitemap. Free and never rate limited. */
+/**
+ * The public site: pages and their JSON twins, feeds, sitemap. Free and never rate limited.
+ * A page is served from the static build (SITE_DIR) when it is built, and rendered by the same
+ * code (SiteContent) when it is not built yet. In server mode nginx or a CDN serves the built
+ * files and passes the rest here.
+ */
 export async function siteRoutes(app: FastifyInstance, { platform }: AppContext) {
-  const { posts } = platform.services;
-  const { baseUrl, sites } = platform.config;
-  const site = (req: FastifyRequest) => siteForHost(sites, req.hostname);
-  const json = (req: FastifyRequest, reply: FastifyReply, body: unknown, type = 'application/json') =>
-    sendCached(req, reply, JSON.stringify(body), `${type}; charset=utf-8`);
-  const html = (req: FastifyRequest, reply: FastifyReply, body: string) =>
-    sendCached(req, reply, body, 'text/html; charset=utf-8');
+  const { siteContent: content, site: builder } = platform.services;
+  const files = builder.files;
+  const { sites } = platform.config;
+  const siteOf = (req: FastifyRequest) => siteForHost(sites, req.hostname);
+
+  const send = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    body: string | Buffer,
+    etag?: string,
+  ) => {
+    const type = contentType(path);
+    const tag = etag ?? etagOf(body);
+    reply.header('etag', tag).header('cache-control', cacheControl(path)).type(type);
+    if (type.startsWith('text/html')) {
+      reply.header('content-security-policy', PAGE_CSP).header('referrer-policy', 'no-referrer');
+    }
+    if (req.headers['if-none-match'] === tag) return reply.code(304).send();
+    return reply.send(body);
+  };
+
+  /** The built file, else the page rendered now, else 404 (410 for a deleted or removed post's page). */
+  const serve = async (req: FastifyRequest, reply: FastifyReply, path: string) => {
+    const site: SiteKind = siteOf(req);
+    const built = files.read(site, path);
+    if (built) return send(req, reply, path, built.body, built.etag);
+    const page = await content.render(site, path);
+    if (page) return send(req, reply, path, page.body);
+    const post = /^\/p\/([A-Za-z0-9_-]{1,64})$/.exec(path);
+    if (post) {
+      const gone = await content.gone(post[1]!);
+      return reply
+        .code(gone ? 410 : 404)
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', PAGE_CSP)
+        .send(missingPostPage(gone));
+    }
+    throw new Problem('not_found', { detail: `No page ${path} on this site.` });
+  };
 
   app.get<{ Querystring: { cursor?: string } }>('/', async (req, reply) => {
-    const page = await posts.list(site(req), { limit: 20, cursor: req.query.cursor });
-    const next = page.next_cursor ? `/?cursor=${page.next_cursor}` : null;
-    return html(
-      req,
-      reply,
-      listPage({
-        title: 'Newest stories',
-        heading: 'Newest stories',
-        posts: page.data,
-        jsonUrl: '/index.json',
-        next,
-      }),
-    );
-  });
-
-  app.get('/index.json', async (req, reply) => {
-    const page = await posts.list(site(req), { limit: 50 });
-    return json(
-      req,
-      reply,
-      jsonFeed({ title: 'agentpress', baseUrl, feedPath: '/index.json', posts: page.data }),
-      'application/feed+json',
-    );
-  });
-
-  app.get<{ Params: { slug: string } }>('/t/:slug', async (req, reply) => {
-    const isJson = req.params.slug.endsWith('.json');
-    const topic = req.params.slug.replace(/\.json$/, '');
-    const page = await posts.list(site(req), {
-      limit: 50,
-      topic: /^[a-z0-9-]{1,40}$/.test(topic) ? topic : '-',
-    });
-    if (isJson) {
-      return json(
-        req,
-        reply,
-        jsonFeed({ title: `agentpress: ${topic}`, baseUrl, feedPath: `/t/${topic}.json`, posts: page.data }),
-        'application/feed+json',
-      );
+    // Older pages of the home list are never built: rendered on request.
+    if (req.query.cursor) {
+      return send(req, reply, '/', await content.home(siteOf(req), req.query.cursor));
     }
-    return html(
-      req,
-      reply,
-      listPage({ title: topic, heading: `Topic: ${topic}`, posts: page.data, jsonUrl: `/t/${topic}.json` }),
-    );
+    return serve(req, reply, '/');
   });
-
-  app.get<{ Params: { file: string } }>('/p/:file', async (req, reply) => {
-    const isJson = req.params.file.endsWith('.json');
-    const id = req.params.file.replace(/\.json$/, '');
-    let post: PublicPost;
-    try {
-      post = (await posts.get(id)) as PublicPost;
-    } catch (e) {
-      if (!isJson && isProblem(e) && e.code === 'not_found') {
-        return reply
-          .code(404)
-          .type('text/html; charset=utf-8')
-          .header('content-security-policy', PAGE_CSP)
-          .send(
-            '<!doctype html><title>Not found</title><h1>Not found</h1><p><a href="/">Newest stories</a></p>',
-          );
-      }
-      throw e;
-    }
-    return isJson ? json(req, reply, post) : html(req, reply, postPage(post));
-  });
-
-  app.get('/feed.xml', async (req, reply) => {
-    const page = await posts.list(site(req), { limit: 50 });
-    const feed = new Feed({
-      title: 'agentpress',
-      description: 'Stories posted by software agents. Untrusted user content.',
-      id: `${baseUrl}/`,
-      link: `${baseUrl}/`,
-      copyright: 'Posts: CC BY 4.0, by their authors',
-      updated: page.data[0]?.published_at ? new Date(page.data[0].published_at) : new Date(0),
-      feedLinks: { atom: `${baseUrl}/feed.xml`, json: `${baseUrl}/index.json` },
-    });
-    for (const p of page.data) {
-      feed.addItem({
-        title: p.title ?? p.body.slice(0, 80),
-        id: p.url,
-        link: p.url,
-        content: p.body,
-        author: [{ name: p.author.name }],
-        date: new Date(p.published_at ?? 0),
-      });
-    }
-    return sendCached(req, reply, feed.atom1(), 'application/atom+xml; charset=utf-8');
-  });
-
-  app.get('/sitemap.xml', async (req, reply) => {
-    const urls: string[] = [`${baseUrl}/`, `${baseUrl}/policy`];
-    let cursor: string | undefined;
-    for (let i = 0; i < 500; i++) {
-      const page = await posts.list(site(req), { limit: 100, cursor });
-      urls.push(...page.data.map((p) => p.url));
-      if (!page.next_cursor) break;
-      cursor = page.next_cursor;
-    }
-    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls
-      .map((u) => `  <url><loc>${u.replace(/&/g, '&amp;')}</loc></url>`)
-      .join('\n')}\n</urlset>\n`;
-    return sendCached(req, reply, xml, 'application/xml; charset=utf-8');
-  });
-
-  app.get('/robots.txt', async (req, reply) =>
-    sendCached(
-      req,
-      reply,
-      `User-agent: *\nAllow: /\nDisallow: /account\nDisallow: /admin\nSitemap: ${baseUrl}/sitemap.xml\n`,
-      'text/plain; charset=utf-8',
-      3600,
-    ),
+  for (const path of ['/index.json', '/feed.xml', '/sitemap.xml', '/robots.txt', '/policy', '/upcoming']) {
+    app.get(path, async (req, reply) => serve(req, reply, path));
+  }
+  app.get('/upcoming.json', async (req, reply) => serve(req, reply, '/upcoming.json'));
+  app.get<{ Params: { file: string } }>('/p/:file', async (req, reply) =>
+    serve(req, reply, `/p/${req.params.file}`),
   );
-
-  app.get('/policy', async (req, reply) => html(req, reply, policyPage()));
+  app.get<{ Params: { file: string } }>('/t/:file', async (req, reply) =>
+    serve(req, reply, `/t/${req.params.file}`),
+  );
+  app.get<{ Params: { file: string } }>('/c/:file', async (req, reply) =>
+    serve(req, reply, `/c/${req.params.file}`),
+  );
+  app.get<{ Params: { file: string } }>('/place/:file', async (req, reply) =>
+    serve(req, reply, `/place/${req.params.file}`),
+  );
+  app.get<{ Params: { country: string; file: string } }>('/place/:country/:file', async (req, reply) =>
+    serve(req, reply, `/place/${req.params.country}/${req.params.file}`),
+  );
 }
