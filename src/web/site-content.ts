@@ -4,11 +4,12 @@ import { CLASSIFIED_CATEGORIES } from '../core/posts/bodies.js';
 import { jsonFeed } from '../core/posts/feed.js';
 import type { ListFilters, Posts } from '../core/posts/posts.js';
 import { CONTENT_TRUST, LICENSE, type PublicPost } from '../core/posts/views.js';
+import { CATALOG, type CatalogEntry } from '../core/problems.js';
 import { pathsForPost } from '../core/sites/changes.js';
 import { isCountry, isSubdivisionOf } from '../core/sites/place.js';
 import type { Executor } from '../db/client.js';
 import { posts as postsTable } from '../db/schema.js';
-import { listPage, policyPage, postPage } from './site-pages.js';
+import { errorIndexPage, errorPage, listPage, policyPage, postPage } from './site-pages.js';
 
 /** One page of the public site: the exact bytes a static file or a live answer carries. */
 export interface SitePage {
@@ -80,6 +81,8 @@ export class SiteContent {
         return `User-agent: *\nAllow: /\nDisallow: /account\nDisallow: /admin\nSitemap: ${this.baseUrl}/sitemap.xml\n`;
       case '/policy':
         return policyPage();
+      case '/errors':
+        return errorIndexPage();
     }
     const isJson = path.endsWith('.json');
     const bare = isJson ? path.slice(0, -'.json'.length) : path;
@@ -89,6 +92,10 @@ export class SiteContent {
       const post = await this.publishedPost(site, seg[1]!);
       if (!post) return null;
       return isJson ? JSON.stringify(post) : postPage(post);
+    }
+    if (seg[0] === 'errors' && seg.length === 2 && !isJson) {
+      const entry = (CATALOG as Record<string, CatalogEntry>)[seg[1]!];
+      return entry && Object.hasOwn(CATALOG, seg[1]!) ? errorPage(seg[1]!, entry) : null;
     }
     if (seg[0] === 't' && seg.length === 2 && SLUG.test(seg[1] ?? '') && seg[1]!.length <= 40) {
       const topic = seg[1]!;
@@ -234,6 +241,8 @@ ${entries.join('')}</feed>
       '/sitemap.xml',
       '/robots.txt',
       '/policy',
+      '/errors',
+      ...Object.keys(CATALOG).map((code) => `/errors/${code}`),
     ]);
     if (site === 'events') for (const p of ['/upcoming', '/upcoming.json']) paths.add(p);
     if (site === 'classifieds')

@@ -401,6 +401,23 @@ describe('the built site', () => {
       expect(existsSync(file(f)), f).toBe(true);
   });
 
+  it('a page per error code: built with the site, served to browsers; programs still get the JSON entry', async () => {
+    await builder().full('stories');
+    expect(read('errors/insufficient_balance.html')).toContain('402 insufficient_balance');
+    expect(read('errors.html')).toContain('href="/errors/too_many_keys"');
+    const page = await env.call('GET', '/errors/insufficient_balance', {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
+    expect(page.status).toBe(200);
+    expect(String(page.headers['content-type'])).toMatch(/^text\/html/);
+    expect(page.text).toBe(read('errors/insufficient_balance.html'));
+    const entry = await env.call('GET', '/errors/insufficient_balance');
+    expect(entry.json.code ?? entry.json.status).toBeTruthy();
+    expect(String(entry.headers['content-type'])).toMatch(/^application\/json/);
+    const unknown = await env.call('GET', '/errors/nope', { headers: { accept: 'text/html' } });
+    expect(unknown.status).toBe(404);
+  });
+
   it('feeds escape post text: Atom as text (never HTML or CDATA), JSON Feed as JSON strings', async () => {
     await runRebuilds(env);
     const title = 'Brackets <b>bold</b> & ]]> "quotes"';

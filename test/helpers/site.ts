@@ -33,7 +33,7 @@ export async function runRebuilds(env: TestEnv, opts: { expiry?: boolean } = {})
 export async function makeDue(env: TestEnv, opts: { expiry?: boolean } = {}): Promise<void> {
   await queryRows(
     env.platform.database.db,
-    sql`update pgboss.job set start_after = now()
+    sql`update pgboss.job set start_after = now() - interval '1 second'
          where name = 'site-rebuild' and state in ('created', 'retry')
            and (singleton_key like 'site:%' or ${opts.expiry === true})
          returning id`,

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SiteKind } from '../../config.js';
 import { Problem } from '../../core/problems.js';
 import { siteForHost } from '../../core/sites/sites.js';
+import type { Platform } from '../../platform.js';
 import { PAGE_CSP } from '../../web/layout.js';
 import { cacheControl, contentType } from '../../web/site-content.js';
 import { etagOf } from '../../web/site-files.js';
@@ -35,6 +36,33 @@ export function sendCached(
  * files and passes the rest here.
  */
 export async function siteRoutes(app: FastifyInstance, { platform }: AppContext) {
+  const serve = sitePathServer(platform);
+  const { siteContent: content } = platform.services;
+  const siteOf = (req: FastifyRequest) => siteForHost(platform.config.sites, req.hostname);
+
+  app.get<{ Querystring: { cursor?: string } }>('/', async (req, reply) => {
+    // Older pages of the home list are never built: rendered on request.
+    if (req.query.cursor) {
+      return serve.send(req, reply, '/', await content.home(siteOf(req), req.query.cursor));
+    }
+    return serve(req, reply, '/');
+  });
+  const fixed = ['/index.json', '/feed.xml', '/sitemap.xml', '/robots.txt', '/policy', '/errors'];
+  for (const path of [...fixed, '/upcoming', '/upcoming.json']) {
+    app.get(path, async (req, reply) => serve(req, reply, path));
+  }
+  for (const prefix of ['p', 't', 'c', 'place']) {
+    app.get<{ Params: { file: string } }>(`/${prefix}/:file`, async (req, reply) =>
+      serve(req, reply, `/${prefix}/${req.params.file}`),
+    );
+  }
+  app.get<{ Params: { country: string; file: string } }>('/place/:country/:file', async (req, reply) =>
+    serve(req, reply, `/place/${req.params.country}/${req.params.file}`),
+  );
+}
+
+/** Serves one site path: the built file, else the page rendered now, else 404 (410 for a deleted post's page). */
+export function sitePathServer(platform: Platform) {
   const { siteContent: content, site: builder } = platform.services;
   const files = builder.files;
   const { sites } = platform.config;
@@ -57,7 +85,6 @@ export async function siteRoutes(app: FastifyInstance, { platform }: AppContext)
     return reply.send(body);
   };
 
-  /** The built file, else the page rendered now, else 404 (410 for a deleted or removed post's page). */
   const serve = async (req: FastifyRequest, reply: FastifyReply, path: string) => {
     const site: SiteKind = siteOf(req);
     const built = files.read(site, path);
@@ -76,30 +103,5 @@ export async function siteRoutes(app: FastifyInstance, { platform }: AppContext)
     throw new Problem('not_found', { detail: `No page ${path} on this site.` });
   };
 
-  app.get<{ Querystring: { cursor?: string } }>('/', async (req, reply) => {
-    // Older pages of the home list are never built: rendered on request.
-    if (req.query.cursor) {
-      return send(req, reply, '/', await content.home(siteOf(req), req.query.cursor));
-    }
-    return serve(req, reply, '/');
-  });
-  for (const path of ['/index.json', '/feed.xml', '/sitemap.xml', '/robots.txt', '/policy', '/upcoming']) {
-    app.get(path, async (req, reply) => serve(req, reply, path));
-  }
-  app.get('/upcoming.json', async (req, reply) => serve(req, reply, '/upcoming.json'));
-  app.get<{ Params: { file: string } }>('/p/:file', async (req, reply) =>
-    serve(req, reply, `/p/${req.params.file}`),
-  );
-  app.get<{ Params: { file: string } }>('/t/:file', async (req, reply) =>
-    serve(req, reply, `/t/${req.params.file}`),
-  );
-  app.get<{ Params: { file: string } }>('/c/:file', async (req, reply) =>
-    serve(req, reply, `/c/${req.params.file}`),
-  );
-  app.get<{ Params: { file: string } }>('/place/:file', async (req, reply) =>
-    serve(req, reply, `/place/${req.params.file}`),
-  );
-  app.get<{ Params: { country: string; file: string } }>('/place/:country/:file', async (req, reply) =>
-    serve(req, reply, `/place/${req.params.country}/${req.params.file}`),
-  );
+  return Object.assign(serve, { send });
 }
