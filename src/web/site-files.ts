@@ -32,11 +32,20 @@ const DATA_FILE = /\.(json|xml|txt)$/;
  * throws, so the job that asked for it fails and is retried.
  */
 export class SiteFiles {
-  readonly #cache = new Map<string, { ino: number; size: number; mtimeMs: number; file: BuiltFile }>();
+  readonly #cache = new Map<
+    string,
+    { ino: number; size: number; mtimeMs: number; checked: number; file: BuiltFile | null }
+  >();
 
+  /**
+   * @param revalidateMs how long a served file is trusted before it is stat'ed again. This process's
+   *   own writes and removals take effect at once; another process's (a `work` process on shared
+   *   storage) within this time.
+   */
   constructor(
     readonly root: string,
     private readonly io: SiteIo = fsp,
+    private readonly revalidateMs = 1000,
   ) {}
 
   /** The file of a URL path, or null for a path that is not a site file. */
@@ -68,6 +77,8 @@ export class SiteFiles {
     } catch (err) {
       await this.io.unlink(temp).catch(() => {});
       throw err;
+    } finally {
+      this.#cache.delete(`${site}:${path}`);
     }
     return 'written';
   }
@@ -76,6 +87,7 @@ export class SiteFiles {
   async remove(site: SiteKind, path: string): Promise<boolean> {
     const file = this.fileFor(site, path);
     if (!file) return false;
+    this.#cache.delete(`${site}:${path}`);
     try {
       await this.io.unlink(file);
       return true;
@@ -108,20 +120,25 @@ export class SiteFiles {
   }
 
   /**
-   * The built file of a path, or null when it is not built. One stat per request: a new file
-   * (a rebuild renames a new inode into place, here or in another process on shared storage)
-   * is read and hashed once, then served from memory.
+   * The built file of a path, or null when it is not built. A file is read and hashed once, then
+   * served from memory; it is stat'ed again after `revalidateMs` (a rebuild renames a new inode
+   * into place, so a changed file is always noticed).
    */
   read(site: SiteKind, path: string): BuiltFile | null {
+    const now = performance.now();
+    const hit = this.#cache.get(`${site}:${path}`);
+    if (hit && now - hit.checked < this.revalidateMs) return hit.file;
     const file = this.fileFor(site, path);
     if (!file) return null;
     const st = statSync(file, { throwIfNoEntry: false });
     if (!st?.isFile()) {
-      this.#cache.delete(file);
+      this.#remember(site, path, { ino: 0, size: 0, mtimeMs: 0, checked: now, file: null });
       return null;
     }
-    const hit = this.#cache.get(file);
-    if (hit && hit.ino === st.ino && hit.size === st.size && hit.mtimeMs === st.mtimeMs) return hit.file;
+    if (hit?.file && hit.ino === st.ino && hit.size === st.size && hit.mtimeMs === st.mtimeMs) {
+      hit.checked = now;
+      return hit.file;
+    }
     let body: Buffer;
     try {
       body = readFileSync(file);
@@ -129,8 +146,25 @@ export class SiteFiles {
       return null;
     }
     const built = { body, etag: etagOf(body) };
-    if (this.#cache.size >= CACHE_ENTRIES) this.#cache.delete(this.#cache.keys().next().value as string);
-    this.#cache.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, file: built });
+    this.#remember(site, path, {
+      ino: st.ino,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      checked: now,
+      file: built,
+    });
     return built;
+  }
+
+  #remember(
+    site: SiteKind,
+    path: string,
+    entry: { ino: number; size: number; mtimeMs: number; checked: number; file: BuiltFile | null },
+  ) {
+    const key = `${site}:${path}`;
+    if (!this.#cache.has(key) && this.#cache.size >= CACHE_ENTRIES) {
+      this.#cache.delete(this.#cache.keys().next().value as string);
+    }
+    this.#cache.set(key, entry);
   }
 }

@@ -1,0 +1,224 @@
+/**
+ * Reading the public site: the app serving built files (SITE_DIR) for `/p/{id}.json`, `/index.json`
+ * and a post page, each as a ratio to a bare fastify route that serves the same bytes from memory,
+ * measured in the same run. Also the same paths rendered on request (the file not built), which is
+ * what the app does before the first build.
+ *
+ *   npm run bench:read           BENCH_SECONDS=5 by default, 10 connections, PGlite (the embedded default)
+ *
+ * BENCH_POSTS (50) published stories are inserted straight into `posts`, then `site build` runs.
+ * autocannon runs in a worker thread so the load generator does not share the server's event loop.
+ * Goal: built files at >= 0.8 of the bare route.
+ */
+import { renameSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { isMainThread, parentPort, type Worker } from 'node:worker_threads';
+import autocannon from 'autocannon';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { loadConfig } from '../src/config.js';
+import { newId } from '../src/core/secrets.js';
+import { migrate } from '../src/db/client.js';
+import { posts } from '../src/db/schema.js';
+import { buildApp } from '../src/http/app.js';
+import { createPlatform } from '../src/platform.js';
+import { contentType } from '../src/web/site-content.js';
+import { fundedAccounts, onPglite, problem, quietLog, STORY, summarise, tsxWorker } from './lib.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+const POSTS = Number(process.env.BENCH_POSTS ?? 50);
+const CONNECTIONS = 10;
+const ROUNDS = 3;
+
+/** Rounds of one measurement: mean rate, and the median round's latencies. */
+function combine(rounds: LoadResult[]): LoadResult {
+  const mid = [...rounds].sort((a, b) => a.rps - b.rps)[Math.floor(rounds.length / 2)]!;
+  return {
+    rps: rounds.reduce((s, r) => s + r.rps, 0) / rounds.length,
+    p50: mid.p50,
+    p99: mid.p99,
+    non2xx: rounds.reduce((s, r) => s + r.non2xx, 0),
+    errors: rounds.reduce((s, r) => s + r.errors, 0),
+  };
+}
+
+interface LoadSpec {
+  url: string;
+  seconds: number;
+}
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
+  // Inside a worker thread autocannon reports raw histograms, so the latencies are collected here.
+  const latencies: number[] = [];
+  let non2xx = 0;
+  const started = performance.now();
+  const r = await new Promise<autocannon.Result>((resolve, reject) =>
+    autocannon(
+      {
+        url: spec.url,
+        connections: CONNECTIONS,
+        duration: spec.seconds,
+        setupClient(client) {
+          client.on('response', (status, _bytes, ms) => {
+            latencies.push(ms);
+            if (status < 200 || status > 299) non2xx++;
+          });
+        },
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    ),
+  );
+  const m = summarise(Float64Array.from(latencies), latencies.length, (performance.now() - started) / 1000);
+  return { rps: m.opsPerSecond, p50: m.p50, p99: m.p99, non2xx, errors: r.errors };
+}
+
+/** One worker thread for the whole run, one LoadSpec at a time. */
+class LoadWorker {
+  readonly #worker: Worker = tsxWorker(import.meta.url);
+  run(spec: LoadSpec): Promise<LoadResult> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: unknown) => reject(e);
+      this.#worker.once('message', (r: LoadResult) => {
+        this.#worker.off('error', onError);
+        resolve(r);
+      });
+      this.#worker.once('error', onError);
+      this.#worker.postMessage(spec);
+    });
+  }
+  close() {
+    return this.#worker.terminate();
+  }
+}
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+interface Row {
+  path: string;
+  bare: LoadResult;
+  built: LoadResult;
+  rendered: LoadResult;
+}
+
+async function main() {
+  const errors: string[] = [];
+  const load = new LoadWorker();
+  const rows: Row[] = [];
+  try {
+    await onPglite(async (database, dataDir) => {
+      await migrate(database);
+      const config = loadConfig({
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        BASE_URL: 'http://localhost:8080',
+      });
+      const platform = await createPlatform(config, { database, log: quietLog, supervise: false });
+      const { principals } = await fundedAccounts(platform, 1);
+      const now = Date.now();
+      const ids: string[] = [];
+      for (let i = 0; i < POSTS; i++) {
+        const id = newId('post');
+        ids.push(id);
+        await platform.deps.db.insert(posts).values({
+          id,
+          site: 'stories',
+          accountId: principals[0]!.accountId,
+          status: 'published',
+          title: `${STORY.title} (${i + 1})`,
+          body: `${STORY.body}\n\nPostscript number ${i + 1}.`,
+          topics: STORY.topics,
+          authorName: 'bench agent',
+          charged: 250_000,
+          createdAt: new Date(now - (POSTS - i) * 60_000),
+          publishedAt: new Date(now - (POSTS - i) * 60_000 + 1000),
+        });
+      }
+      const built = await platform.services.site.full('stories');
+      console.error(`[bench:read] site build: ${built.written.length} files in ${config.siteDir}`);
+      const id = ids[Math.floor(ids.length / 2)]!;
+      const paths = [`/p/${id}.json`, '/index.json', `/p/${id}`];
+
+      const app = await buildApp(platform, { logger: false });
+      const bare = Fastify({ logger: false });
+      const bytes = new Map<string, Buffer>();
+      for (const path of paths) {
+        const file = platform.services.site.files.read('stories', path);
+        if (!file) throw new Error(`${path} was not built`);
+        bytes.set(path, file.body);
+        bare.get(path, async (_req, reply) => reply.type(contentType(path)).send(bytes.get(path)));
+      }
+      try {
+        const appUrl = await listen(app);
+        const bareUrl = await listen(bare);
+        const run = async (url: string, label: string, warm = true): Promise<LoadResult> => {
+          // (each round runs SECONDS / ROUNDS)
+          if (warm && WARMUP_SECONDS > 0) await load.run({ url, seconds: WARMUP_SECONDS });
+          const r = await load.run({ url, seconds: SECONDS / ROUNDS });
+          if (r.non2xx > 0 || r.errors > 0)
+            problem(errors, 'pglite', label, `${r.non2xx} non-2xx, ${r.errors} errors`);
+          console.error(`[bench:read] ${label}: ${r.rps.toFixed(0)} req/s`);
+          return r;
+        };
+        // Bare and built alternate in short rounds, so a burst of load from elsewhere on the
+        // machine hits both sides alike; the figures are over all rounds.
+        const measured = new Map<string, { bare: LoadResult; built: LoadResult }>();
+        for (const path of paths) {
+          const bareRounds: LoadResult[] = [];
+          const builtRounds: LoadResult[] = [];
+          for (let round = 0; round < ROUNDS; round++) {
+            bareRounds.push(await run(`${bareUrl}${path}`, `bare ${path}`, round === 0));
+            builtRounds.push(await run(`${appUrl}${path}`, `built ${path}`, round === 0));
+          }
+          measured.set(path, { bare: combine(bareRounds), built: combine(builtRounds) });
+        }
+        // The same paths with no built file: the app renders each request.
+        renameSync(config.siteDir, `${config.siteDir}.off`);
+        for (const path of paths) {
+          const m = measured.get(path)!;
+          rows.push({ path, ...m, rendered: await run(`${appUrl}${path}`, `rendered ${path}`) });
+        }
+        renameSync(`${config.siteDir}.off`, config.siteDir);
+      } finally {
+        await app.close();
+        await bare.close();
+        await platform.close();
+      }
+    });
+  } finally {
+    await load.close();
+  }
+  const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+  const label = (p: string) => p.replace(/post_[A-Za-z0-9_-]+/, '{id}');
+  console.log(
+    `### bench/read: built site vs a bare fastify route with the same bytes in memory ` +
+      `(PGlite, ${POSTS} posts, ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version})\n`,
+  );
+  console.log(
+    [
+      '| path | bare fastify req/s | built req/s | built p50/p99 ms | ratio built/bare | rendered req/s | ratio rendered/bare |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...rows.map(
+        (r) =>
+          `| ${label(r.path)} | ${f(r.bare.rps)} | ${f(r.built.rps)} | ${f(r.built.p50)}/${f(r.built.p99)} | ` +
+          `${f(r.built.rps / r.bare.rps, 2)} | ${f(r.rendered.rps)} | ${f(r.rendered.rps / r.bare.rps, 2)} |`,
+      ),
+    ].join('\n'),
+  );
+  for (const e of errors) console.log(`\n${e}`);
+}
+
+if (isMainThread) {
+  await main();
+} else {
+  parentPort!.on('message', async (spec: LoadSpec) => parentPort!.postMessage(await generateLoad(spec)));
+}
