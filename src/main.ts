@@ -64,6 +64,17 @@ async function main() {
     !config.adminToken && persistentSecret(config.dataDir, 'admin-token', 'ap_admin').created;
   const platform = await createPlatform(config, { supervise: work });
   if (work) await platform.startWorkers();
+  if (command === 'all') {
+    // One process (the embedded default): bring the built site up to date with this version's
+    // pages in the background; until then pages are served as built, or rendered if not built.
+    // In server mode, run `site build` once per deploy instead.
+    const kinds = [...new Set(config.sites.map((s) => s.kind))];
+    void (async () => {
+      for (const kind of kinds) await platform.services.site.full(kind);
+    })().catch((err) =>
+      console.error('site build at start failed (pages are rendered until a rebuild)', err),
+    );
+  }
   const app = serve ? await buildApp(platform) : undefined;
 
   let stopping = false;
