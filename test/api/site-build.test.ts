@@ -366,9 +366,16 @@ describe('the built site', () => {
     }
     const page = await env.call('GET', `/p/${id}`);
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
-    // The file on disk wins over the live rendering: a hand-edited file is what is served.
-    writeFileSync(file('robots.txt'), 'User-agent: *\nDisallow: /\n');
+    // The file on disk is what is served, not a fresh rendering; this process's writes show at once.
+    await builder().files.write('stories', '/robots.txt', 'User-agent: *\nDisallow: /\n');
     expect((await env.call('GET', '/robots.txt')).text).toBe('User-agent: *\nDisallow: /\n');
+    // Another process's write (a worker on shared storage) shows once the served copy is revalidated.
+    const reader = new SiteFiles(env.platform.config.siteDir, fsp, 0);
+    expect(reader.read('stories', '/robots.txt')?.body.toString()).toBe('User-agent: *\nDisallow: /\n');
+    writeFileSync(file('robots.txt'), 'User-agent: *\nAllow: /\n');
+    expect(reader.read('stories', '/robots.txt')?.body.toString()).toBe('User-agent: *\nAllow: /\n');
+    await fsp.unlink(file('robots.txt'));
+    expect(reader.read('stories', '/robots.txt')).toBeNull();
     // Not built (yet): rendered on request, same bytes and ETag as the build would give.
     const built = await env.call('GET', `/p/${id}`);
     await fsp.unlink(file(`p/${id}.html`));
