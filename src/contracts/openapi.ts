@@ -239,7 +239,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       },
       externalDocs: { description: 'Error catalog', url: `${config.baseUrl}/errors.json` },
     },
-    transform: jsonSchemaTransform,
+    // Only declared routes are operations of the API; pages and assets (no operation()) stay out.
+    transform: (route) =>
+      route.schema && CONTRACT_KEY in route.schema
+        ? jsonSchemaTransform(route)
+        : { schema: { hide: true }, url: route.url },
     transformObject: (documentObject) =>
       applyContracts(jsonSchemaTransformObject(documentObject) as OpenApiDoc, config.baseUrl) as never,
   });
