@@ -4,8 +4,7 @@ import { z } from 'zod';
 import { accountView } from '../../core/accounts/schemas.js';
 import { topUpBody, topUpView } from '../../core/billing/top-ups.js';
 import type { AppContext } from '../app.js';
-
-const owner = [{ ownerSession: [] }];
+import { OWNER, operation, PUBLIC } from '../operation.js';
 
 export const sessionBody = z.strictObject({
   token: z.string().min(1).max(200).describe('The token query parameter of account_url'),
@@ -22,16 +21,18 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.post(
     '/v1/manage/session',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary:
           'Owner proof: {token} e-mails a six-digit code (202); {token, code} opens the owner session (200)',
+        security: PUBLIC,
         body: sessionBody,
-        response: {
+        responses: {
           200: z.object({ owner_token: z.string(), expires_at: z.string(), account_id: z.string() }),
           202: z.object({ sent_to: z.string(), expires_at: z.string() }),
         },
-      },
+        problems: ['link_expired', 'invalid_code', 'too_many_attempts', 'rate_limited'],
+      }),
     },
     async (req, reply) => {
       const { token, code } = req.body;
@@ -43,12 +44,13 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.get(
     '/v1/manage/account',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'The account, as its owner sees it',
-        security: owner,
-        response: { 200: accountView },
-      },
+        security: OWNER,
+        responses: { 200: accountView },
+        problems: ['not_found'],
+      }),
     },
     async (req) => accounts.view(await auth.owner(req)),
   );
@@ -63,12 +65,12 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.get(
     '/v1/manage/keys',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'Live API keys (prefixes only)',
-        security: owner,
-        response: { 200: z.object({ data: z.array(keyView), next_cursor: z.null() }) },
-      },
+        security: OWNER,
+        responses: { 200: z.object({ data: z.array(keyView), next_cursor: z.null() }) },
+      }),
     },
     async (req) => ({ data: await keys.list(await auth.owner(req)), next_cursor: null }),
   );
@@ -76,14 +78,15 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.post(
     '/v1/manage/keys',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'Create an API key (at most 20 live keys: 409 too_many_keys)',
-        security: owner,
+        security: OWNER,
         // Fastify hands a missing body to the validator as null, so `.optional()` alone would refuse it.
         body: z.strictObject({}).nullish(),
-        response: { 201: z.object({ id: z.string(), api_key: z.string(), prefix: z.string() }) },
-      },
+        responses: { 201: z.object({ id: z.string(), api_key: z.string(), prefix: z.string() }) },
+        problems: ['too_many_keys', 'not_found'],
+      }),
     },
     async (req, reply) => reply.code(201).send(await keys.createForOwner(await auth.owner(req))),
   );
@@ -91,12 +94,14 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.delete(
     '/v1/manage/keys/:id',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'Revoke an API key; it stops working at once',
-        security: owner,
+        security: OWNER,
         params: z.object({ id: z.string() }),
-      },
+        responses: { 204: null },
+        problems: ['not_found'],
+      }),
     },
     async (req, reply) => {
       await keys.revoke(await auth.owner(req), req.params.id);
@@ -107,13 +112,14 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.post(
     '/v1/manage/top-ups',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'Add money to the balance',
-        security: owner,
+        security: OWNER,
         body: topUpBody,
-        response: { 201: topUpView },
-      },
+        responses: { 201: topUpView },
+        problems: ['payment_failed', 'not_found'],
+      }),
     },
     async (req, reply) => reply.code(201).send(await topUps.create(await auth.owner(req), req.body)),
   );

@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SiteKind } from '../../config.js';
+import { jsonFeedSchema } from '../../core/posts/feed.js';
+import { postIdParams } from '../../core/posts/schemas.js';
+import { publicPost } from '../../core/posts/views.js';
 import { Problem } from '../../core/problems.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { Platform } from '../../platform.js';
@@ -8,6 +11,7 @@ import { cacheControl, contentType } from '../../web/site-content.js';
 import { etagOf } from '../../web/site-files.js';
 import { missingPostPage } from '../../web/site-pages.js';
 import type { AppContext } from '../app.js';
+import { operation, PUBLIC } from '../operation.js';
 
 /** Sends with a strong ETag and answers 304 to a matching If-None-Match. */
 export function sendCached(
@@ -47,7 +51,37 @@ export async function siteRoutes(app: FastifyInstance, { platform }: AppContext)
     }
     return serve(req, reply, '/');
   });
-  const fixed = ['/index.json', '/feed.xml', '/sitemap.xml', '/robots.txt', '/policy', '/errors'];
+  // The two JSON documents the interface names are operations of /openapi.json.
+  app.get(
+    '/index.json',
+    {
+      schema: operation({
+        tags: ['site'],
+        summary: 'JSON Feed 1.1 of the newest published posts; free, never rate limited',
+        security: PUBLIC,
+        responses: { 200: jsonFeedSchema, 304: null },
+        contentType: 'application/feed+json',
+        responseHeaders: { 200: ['etag'], 304: ['etag'] },
+      }),
+    },
+    async (req, reply) => serve(req, reply, '/index.json'),
+  );
+  app.get<{ Params: { id: string } }>(
+    '/p/:id.json',
+    {
+      schema: operation({
+        tags: ['site'],
+        summary: 'One published post as JSON',
+        security: PUBLIC,
+        params: postIdParams,
+        responses: { 200: publicPost, 304: null },
+        problems: ['not_found'],
+        responseHeaders: { 200: ['etag'], 304: ['etag'] },
+      }),
+    },
+    async (req, reply) => serve(req, reply, `/p/${req.params.id}.json`),
+  );
+  const fixed = ['/feed.xml', '/sitemap.xml', '/robots.txt', '/policy', '/errors'];
   for (const path of [...fixed, '/upcoming', '/upcoming.json']) {
     app.get(path, async (req, reply) => serve(req, reply, path));
   }
