@@ -130,7 +130,12 @@ export class SiteFiles {
     if (hit && now - hit.checked < this.revalidateMs) return hit.file;
     const file = this.fileFor(site, path);
     if (!file) return null;
-    const st = statSync(file, { throwIfNoEntry: false });
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(file, { throwIfNoEntry: false });
+    } catch {
+      st = undefined; // ENOTDIR, EACCES…: not a built file; the page is rendered instead
+    }
     if (!st?.isFile()) {
       this.#remember(site, path, { ino: 0, size: 0, mtimeMs: 0, checked: now, file: null });
       return null;
