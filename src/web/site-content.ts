@@ -44,8 +44,8 @@ export function contentType(path: string): string {
 }
 
 /** Pages revalidate every time (a 304 is cheap) so a rebuild shows at once; data files may be cached briefly. */
-export function cacheControl(path: string): string {
-  if (contentType(path).startsWith('text/html')) return 'public, no-cache';
+export function cacheControl(path: string, type = contentType(path)): string {
+  if (type.startsWith('text/html')) return 'public, no-cache';
   return path === '/robots.txt' ? 'public, max-age=3600' : 'public, max-age=60';
 }
 

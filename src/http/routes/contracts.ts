@@ -96,7 +96,7 @@ export async function contractRoutes(app: FastifyInstance, { platform }: AppCont
       if (!entry)
         throw new Problem('not_found', { detail: `No error code ${req.params.code}; see /errors.json.` });
       // A browser following a problem's `type` gets the page of the code (part of the built site).
-      if (prefersHtml(req.headers.accept)) return sitePage(req, reply, `/errors/${req.params.code}`);
+      if (prefersHtml(req.headers.accept)) return sitePage.inAsync(req, reply, `/errors/${req.params.code}`);
       return json(reply, entry);
     },
   );

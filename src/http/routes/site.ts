@@ -44,13 +44,12 @@ export async function siteRoutes(app: FastifyInstance, { platform }: AppContext)
   const { siteContent: content } = platform.services;
   const siteOf = (req: FastifyRequest) => siteForHost(platform.config.sites, req.hostname);
 
-  app.get<{ Querystring: { cursor?: string } }>('/', async (req, reply) => {
+  const olderHome = async (req: FastifyRequest, reply: FastifyReply, cursor: string) =>
+    serve.send(req, reply, '/', await content.home(siteOf(req), cursor));
+  app.get<{ Querystring: { cursor?: string } }>('/', (req, reply) =>
     // Older pages of the home list are never built: rendered on request.
-    if (req.query.cursor) {
-      return serve.send(req, reply, '/', await content.home(siteOf(req), req.query.cursor));
-    }
-    return serve(req, reply, '/');
-  });
+    req.query.cursor ? olderHome(req, reply, req.query.cursor) : serve(req, reply, '/'),
+  );
   // The two JSON documents the interface names are operations of /openapi.json.
   app.get(
     '/index.json',
@@ -64,7 +63,7 @@ export async function siteRoutes(app: FastifyInstance, { platform }: AppContext)
         responseHeaders: { 200: ['etag'], 304: ['etag'] },
       }),
     },
-    async (req, reply) => serve(req, reply, '/index.json'),
+    (req, reply) => serve(req, reply, '/index.json'),
   );
   app.get<{ Params: { id: string } }>(
     '/p/:id.json',
@@ -79,11 +78,11 @@ export async function siteRoutes(app: FastifyInstance, { platform }: AppContext)
         responseHeaders: { 200: ['etag'], 304: ['etag'] },
       }),
     },
-    async (req, reply) => serve(req, reply, `/p/${req.params.id}.json`),
+    (req, reply) => serve(req, reply, `/p/${req.params.id}.json`),
   );
   const fixed = ['/feed.xml', '/sitemap.xml', '/robots.txt', '/policy', '/errors'];
   for (const path of [...fixed, '/upcoming', '/upcoming.json']) {
-    app.get(path, async (req, reply) => serve(req, reply, path));
+    app.get(path, (req, reply) => serve(req, reply, path));
   }
   for (const prefix of ['p', 't', 'c', 'place']) {
     app.get<{ Params: { file: string } }>(`/${prefix}/:file`, async (req, reply) =>
@@ -108,10 +107,10 @@ export function sitePathServer(platform: Platform) {
     path: string,
     body: string | Buffer,
     etag?: string,
-  ) => {
+  ): FastifyReply => {
     const type = contentType(path);
     const tag = etag ?? etagOf(body);
-    reply.header('etag', tag).header('cache-control', cacheControl(path)).type(type);
+    reply.header('etag', tag).header('cache-control', cacheControl(path, type)).type(type);
     if (type.startsWith('text/html')) {
       reply.header('content-security-policy', PAGE_CSP).header('referrer-policy', 'no-referrer');
     }
@@ -119,10 +118,7 @@ export function sitePathServer(platform: Platform) {
     return reply.send(body);
   };
 
-  const serve = async (req: FastifyRequest, reply: FastifyReply, path: string) => {
-    const site: SiteKind = siteOf(req);
-    const built = files.read(site, path);
-    if (built) return send(req, reply, path, built.body, built.etag);
+  const render = async (req: FastifyRequest, reply: FastifyReply, site: SiteKind, path: string) => {
     const page = await content.render(site, path);
     if (page) return send(req, reply, path, page.body);
     const post = /^\/p\/([A-Za-z0-9_-]{1,64})$/.exec(path);
@@ -137,5 +133,27 @@ export function sitePathServer(platform: Platform) {
     throw new Problem('not_found', { detail: `No page ${path} on this site.` });
   };
 
-  return Object.assign(serve, { send });
+  /**
+   * Not async: a built file is answered in the same tick, without a promise (and the handler then
+   * returns undefined, as fastify wants of a synchronous handler that has sent its reply).
+   */
+  const serve = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+  ): Promise<FastifyReply> | undefined => {
+    const site: SiteKind = siteOf(req);
+    const built = files.read(site, path);
+    if (!built) return render(req, reply, site, path);
+    send(req, reply, path, built.body, built.etag);
+    return undefined;
+  };
+
+  /** For an async handler: resolves to the reply once it is sent. */
+  const inAsync = async (req: FastifyRequest, reply: FastifyReply, path: string): Promise<FastifyReply> => {
+    await serve(req, reply, path);
+    return reply;
+  };
+
+  return Object.assign(serve, { send, inAsync });
 }
