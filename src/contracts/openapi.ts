@@ -71,7 +71,8 @@ function addProblems(doc: OpenApiDoc): OpenApiDoc {
       if (
         path.startsWith('/v1/search') ||
         path.startsWith('/v1/posts') ||
-        path.startsWith('/v1/manage/top-ups')
+        path.startsWith('/v1/manage/top-ups') ||
+        path.startsWith('/v1/manage/card')
       )
         statuses.push(402);
       if (isMetered(path)) statuses.push(429);

@@ -13,7 +13,7 @@ const keyed = [{ apiKey: [] }];
 
 export async function accountRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { accounts } = platform.services;
+  const { accounts, deletion } = platform.services;
 
   r.post(
     '/v1/accounts',
@@ -60,11 +60,12 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
     {
       schema: {
         tags: ['accounts'],
-        summary: 'Ask the owner to delete the account; returns the account_url where they confirm',
+        summary:
+          'Ask the owner to delete the account: 202 with status pending_deletion and the account_url where the owner confirms or cancels',
         security: keyed,
         response: { 202: deleteAccountResponse },
       },
     },
-    async (req, reply) => reply.code(202).send(await accounts.requestDeletion(await auth.agent(req))),
+    async (req, reply) => reply.code(202).send(await deletion.request(await auth.agent(req))),
   );
 }

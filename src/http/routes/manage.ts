@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accountView } from '../../core/accounts/schemas.js';
+import { confirmDeletionBody, deletionResult } from '../../core/accounts/deletion.js';
+import { autoRechargeBody, autoRechargeSettings } from '../../core/billing/auto-recharge.js';
+import { cardBody, cardSetupView } from '../../core/billing/cards.js';
+import { ledgerPage, ledgerQuery } from '../../core/billing/history.js';
 import { topUpBody, topUpView } from '../../core/billing/top-ups.js';
 import type { AppContext } from '../app.js';
 
@@ -17,7 +21,9 @@ export const sessionBody = z.strictObject({
 
 export async function manageRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { ownerSessions, keys, topUps, accounts } = platform.services;
+  const { ownerSessions, keys, topUps, accounts, cards, autoRecharge, history, deletion } = platform.services;
+  /** Where the provider's page sends the owner back. */
+  const returnUrl = `${platform.config.baseUrl}/account`;
 
   r.post(
     '/v1/manage/session',
@@ -109,12 +115,109 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
     {
       schema: {
         tags: ['owner'],
-        summary: 'Add money to the balance',
+        summary:
+          'Add money to the balance: 201 when settled (test provider, or the card on file); 202 with checkout_url when the owner pays on Stripe Checkout',
         security: owner,
         body: topUpBody,
-        response: { 201: topUpView },
+        response: { 201: topUpView, 202: topUpView },
       },
     },
-    async (req, reply) => reply.code(201).send(await topUps.create(await auth.owner(req), req.body)),
+    async (req, reply) => {
+      const t = await topUps.create(await auth.owner(req), req.body, returnUrl);
+      return reply.code(t.status === 'pending' ? 202 : 201).send(t);
+    },
+  );
+
+  r.get(
+    '/v1/manage/ledger',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'Ledger history, newest first: every charge, refund, top-up and recharge',
+        security: owner,
+        querystring: ledgerQuery,
+        response: { 200: ledgerPage },
+      },
+    },
+    async (req) => history.list(await auth.owner(req), req.query),
+  );
+
+  r.post(
+    '/v1/manage/card',
+    {
+      schema: {
+        tags: ['owner'],
+        summary:
+          'Save a card: 201 with brand and last4 (test provider, from a test card number); 202 with checkout_url (Stripe Checkout in setup mode)',
+        security: owner,
+        body: cardBody,
+        response: { 201: cardSetupView, 202: cardSetupView },
+      },
+    },
+    async (req, reply) => {
+      const r = await cards.setup(await auth.owner(req), req.body, returnUrl);
+      return reply.code(r.status === 'saved' ? 201 : 202).send(r);
+    },
+  );
+
+  r.delete(
+    '/v1/manage/card',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'Forget the card on file; auto-recharge turns off with it',
+        security: owner,
+      },
+    },
+    async (req, reply) => {
+      await cards.remove(await auth.owner(req));
+      return reply.code(204).send();
+    },
+  );
+
+  r.put(
+    '/v1/manage/auto-recharge',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'Auto-recharge settings; turning it on needs a card (409 card_required)',
+        security: owner,
+        body: autoRechargeBody,
+        response: { 200: autoRechargeSettings },
+      },
+    },
+    async (req) => autoRecharge.configure(await auth.owner(req), req.body),
+  );
+
+  r.post(
+    '/v1/manage/deletion/cancel',
+    {
+      schema: {
+        tags: ['owner'],
+        summary: 'Cancel a requested deletion (409 invalid_state when none is pending)',
+        security: owner,
+        body: z.strictObject({}).nullish(),
+        response: { 200: z.object({ status: z.literal('active') }) },
+      },
+    },
+    async (req) => {
+      await deletion.cancel(await auth.owner(req));
+      return { status: 'active' as const };
+    },
+  );
+
+  r.post(
+    '/v1/manage/deletion/confirm',
+    {
+      schema: {
+        tags: ['owner'],
+        summary:
+          'Delete the account for good: keys stop working, data is erased, posts stay up; {refund: true} returns the unused balance to the card',
+        security: owner,
+        body: confirmDeletionBody,
+        response: { 200: deletionResult },
+      },
+    },
+    async (req) => deletion.confirm(await auth.owner(req), req.body),
   );
 }
