@@ -157,9 +157,7 @@ export const recharges = pgTable(
     completedAt: ts('completed_at'),
   },
   (t) => [
-    uniqueIndex('recharges_one_pending_idx')
-      .on(t.accountId)
-      .where(sql`${t.status} = 'pending'`),
+    uniqueIndex('recharges_one_pending_idx').on(t.accountId).where(sql`${t.status} = 'pending'`),
     index('recharges_account_idx').on(t.accountId, t.createdAt),
   ],
 );

@@ -135,7 +135,12 @@ describe('loadConfig reads every name', () => {
     });
     expect(c.stripeApiBase).toBe('http://127.0.0.1:12111');
     expect(() =>
-      loadConfig({ PAYMENTS: 'stripe', STRIPE_SECRET_KEY: 'a', STRIPE_WEBHOOK_SECRET: 'b', STRIPE_API_BASE: 'x' }),
+      loadConfig({
+        PAYMENTS: 'stripe',
+        STRIPE_SECRET_KEY: 'a',
+        STRIPE_WEBHOOK_SECRET: 'b',
+        STRIPE_API_BASE: 'x',
+      }),
     ).toThrow(/STRIPE_API_BASE/);
   });
 

@@ -65,6 +65,16 @@ export class Accounts {
     };
   }
 
+  /** What only the owner's page shows beyond the account view. */
+  async ownerDetails(accountId: string) {
+    const row = await this.row(accountId);
+    return {
+      card: row.cardOnFile ? { brand: row.cardBrand ?? 'card', last4: row.cardLast4 ?? '' } : null,
+      autoRechargeDisabledReason: row.autoRechargeDisabledReason,
+      deletionRequested: row.deletionRequestedAt !== null,
+    };
+  }
+
   /** A Problem that hands the owner a fresh link. */
   async ownerProblem(
     accountId: string,

@@ -17,8 +17,7 @@ import { issueLink, linkMembers } from '../owner/links.js';
 import type { OwnerNotices } from '../owner/notices.js';
 import { Problem } from '../problems.js';
 import { parseOrThrow } from '../validation.js';
-import type { Principal } from './keys.js';
-import { deleteAccountResponse } from './schemas.js';
+import type { deleteAccountResponse } from './schemas.js';
 
 export const confirmDeletionBody = z
   .strictObject({
@@ -49,13 +48,14 @@ export class Deletion {
     private readonly notices: OwnerNotices,
   ) {}
 
-  async request(p: Principal): Promise<z.infer<typeof deleteAccountResponse>> {
+  /** By the agent (DELETE /v1/account) or by the owner on the page; either way the owner confirms. */
+  async request(accountId: string): Promise<z.infer<typeof deleteAccountResponse>> {
     const { db, clock, baseUrl } = this.deps;
     await db
       .update(accounts)
       .set({ deletionRequestedAt: clock.now() })
-      .where(and(eq(accounts.id, p.accountId), isNull(accounts.deletionRequestedAt)));
-    const link = await issueLink(db, clock, baseUrl, p.accountId);
+      .where(and(eq(accounts.id, accountId), isNull(accounts.deletionRequestedAt)));
+    const link = await issueLink(db, clock, baseUrl, accountId);
     return {
       status: 'pending_deletion',
       detail:

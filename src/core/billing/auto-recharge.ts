@@ -79,8 +79,8 @@ export class AutoRecharge {
     const { db, clock, payments } = this.deps;
     const claim = await db.transaction(async (tx) => {
       const [row] = await tx.select().from(accounts).where(eq(accounts.id, accountId)).for('update');
+      if (!row) return 'not_needed' as const;
       if (
-        !row ||
         row.status !== 'active' ||
         row.deletionRequestedAt ||
         !row.autoRechargeEnabled ||

@@ -90,11 +90,7 @@ export class StripeEvents {
   }
 }
 
-async function claimEvent(
-  tx: Executor,
-  event: Stripe.Event,
-  at: Date,
-): Promise<boolean> {
+async function claimEvent(tx: Executor, event: Stripe.Event, at: Date): Promise<boolean> {
   const rows = await tx
     .insert(stripeEvents)
     .values({ id: event.id, type: event.type, receivedAt: at })

@@ -62,7 +62,12 @@ export function unavailable(e: unknown): Problem {
 }
 
 /** Credits a pending top-up exactly once (the pending -> succeeded update is the guard). */
-export async function settleTopUp(tx: Executor, id: string, reference: string, at: Date): Promise<number | null> {
+export async function settleTopUp(
+  tx: Executor,
+  id: string,
+  reference: string,
+  at: Date,
+): Promise<number | null> {
   const [row] = await tx
     .update(topUps)
     .set({ status: 'succeeded', providerRef: reference })

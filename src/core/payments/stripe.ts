@@ -173,7 +173,8 @@ export class StripePaymentProvider implements PaymentProvider {
     const intent = typeof si === 'string' ? await this.call(() => this.stripe.setupIntents.retrieve(si)) : si;
     const pm = intent.payment_method;
     if (!pm) return null;
-    const method = typeof pm === 'string' ? await this.call(() => this.stripe.paymentMethods.retrieve(pm)) : pm;
+    const method =
+      typeof pm === 'string' ? await this.call(() => this.stripe.paymentMethods.retrieve(pm)) : pm;
     return { ref: method.id, brand: method.card?.brand ?? 'card', last4: method.card?.last4 ?? '' };
   }
 

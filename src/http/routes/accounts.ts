@@ -66,6 +66,6 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
         response: { 202: deleteAccountResponse },
       },
     },
-    async (req, reply) => reply.code(202).send(await deletion.request(await auth.agent(req))),
+    async (req, reply) => reply.code(202).send(await deletion.request((await auth.agent(req)).accountId)),
   );
 }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accountView } from '../../core/accounts/schemas.js';
 import { confirmDeletionBody, deletionResult } from '../../core/accounts/deletion.js';
+import { accountView, deleteAccountResponse } from '../../core/accounts/schemas.js';
 import { autoRechargeBody, autoRechargeSettings } from '../../core/billing/auto-recharge.js';
 import { cardBody, cardSetupView } from '../../core/billing/cards.js';
 import { ledgerPage, ledgerQuery } from '../../core/billing/history.js';
@@ -187,6 +187,21 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
       },
     },
     async (req) => autoRecharge.configure(await auth.owner(req), req.body),
+  );
+
+  r.post(
+    '/v1/manage/deletion',
+    {
+      schema: {
+        tags: ['owner'],
+        summary:
+          'Request deletion on the page (the same as DELETE /v1/account by the agent); confirm or cancel next',
+        security: owner,
+        body: z.strictObject({}).nullish(),
+        response: { 202: deleteAccountResponse },
+      },
+    },
+    async (req, reply) => reply.code(202).send(await deletion.request(await auth.owner(req))),
   );
 
   r.post(
