@@ -119,8 +119,11 @@ export class AutoRecharge {
       if (e instanceof ProviderUnavailable) return 'unavailable';
       throw e;
     }
+    // Both closing transactions take the account row first (as the claim does), then the recharge
+    // row: a claim waiting on the pending row's index entry never holds what they need.
     if (result.ok) {
       await db.transaction(async (tx) => {
+        await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for('update');
         const [done] = await tx
           .update(recharges)
           .set({ status: 'succeeded', providerRef: result.reference, completedAt: clock.now() })
@@ -141,6 +144,13 @@ export class AutoRecharge {
     const reason = result.declineReason ?? 'declined';
     await db.transaction(async (tx) => {
       await tx
+        .update(accounts)
+        .set({
+          autoRechargeEnabled: false,
+          autoRechargeDisabledReason: `The card was declined (${reason}) on ${clock.now().toISOString().slice(0, 10)}.`,
+        })
+        .where(eq(accounts.id, accountId));
+      await tx
         .update(recharges)
         .set({
           status: 'failed',
@@ -149,13 +159,6 @@ export class AutoRecharge {
           completedAt: clock.now(),
         })
         .where(and(eq(recharges.id, recharge.id), eq(recharges.status, 'pending')));
-      await tx
-        .update(accounts)
-        .set({
-          autoRechargeEnabled: false,
-          autoRechargeDisabledReason: `The card was declined (${reason}) on ${clock.now().toISOString().slice(0, 10)}.`,
-        })
-        .where(eq(accounts.id, accountId));
     });
     await this.notices.rechargeDeclined(account, recharge.amount, reason);
     return 'declined';
