@@ -178,7 +178,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     webhooks: new WebhookEndpoints(deps, urlPolicy, box, events),
     delivery,
     reports: new Reports(deps),
-    search: new Search(deps, accounts),
+    search: new Search(deps, accounts, balanceWatch),
     relay: new Relay(deps, accounts),
     status: new Status(deps, lifecycle, opts.statusCacheMs ?? 1000),
     ownerSessions: new OwnerSessions(deps),

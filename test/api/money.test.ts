@@ -173,6 +173,20 @@ describe('auto-recharge after a charge', () => {
     expect(await mails(a.email, /cannot pay/)).toHaveLength(0);
   });
 
+  it('a metered search fee counts too: the first paid search under the threshold recharges', async () => {
+    const a = await owned();
+    await topUp(a, 1_000_000);
+    await manage(a, 'POST', '/card', { card: TEST_CARDS.success });
+    await manage(a, 'PUT', '/auto-recharge', { enabled: true, threshold: 1_000_000, amount: 2_000_000 });
+    for (let i = 0; i < 100; i++)
+      expect((await env.call('GET', '/v1/search?q=lighthouse', { key: a.key })).status).toBe(200);
+    expect((await row(a.id)).balance).toBe(1_000_000);
+    expect((await env.call('GET', '/v1/search?q=lighthouse', { key: a.key })).status).toBe(200);
+    expect((await row(a.id)).balance).toBe(1_000_000 - 1_000 + 2_000_000);
+    const kinds = (await db().select().from(ledger).where(eq(ledger.accountId, a.id))).map((l) => l.kind);
+    expect(kinds).toEqual(['top_up', 'search_fee', 'auto_recharge']);
+  });
+
   it('a decline turns it off, records why and e-mails the owner once', async () => {
     const a = await owned();
     await topUp(a, 2_000_000);
