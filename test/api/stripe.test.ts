@@ -261,6 +261,40 @@ describe('stripe provider: refund on deletion', () => {
   });
 });
 
+describe('stripe provider: failures', () => {
+  it('Stripe answering 500 is a 503 service_unavailable with Retry-After; nothing is stored', async () => {
+    const a = await owned();
+    fake.failNext = 2; // the first try and the client's one retry
+    const r = await manage(a, 'POST', '/top-ups', { amount: 5_000_000 });
+    expectProblem(r, 503, 'service_unavailable');
+    expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+    expect(r.text).not.toMatch(/api_error|unknown error|127\.0\.0\.1/);
+    expect((await row(a.id)).balance).toBe(0);
+    expect((await manage(a, 'POST', '/top-ups', { amount: 5_000_000 })).status).toBe(202);
+  });
+
+  it('a refund Stripe refuses is credited back: refund_failed, and the ledger still adds up', async () => {
+    const a = await owned();
+    await withCard(a);
+    expect((await manage(a, 'POST', '/top-ups', { amount: 2_000_000 })).status).toBe(201);
+    await env.call('DELETE', '/v1/account', { key: a.key });
+    fake.refundsFail = true;
+    try {
+      const r = await manage(a, 'POST', '/deletion/confirm', { refund: true });
+      expect(r.json).toMatchObject({ status: 'deleted', refunded: 0, refund_failed: 2_000_000 });
+    } finally {
+      fake.refundsFail = false;
+    }
+    const rows = await db().select().from(ledger).where(eq(ledger.accountId, a.id));
+    expect(rows.map((l) => [l.kind, l.amount])).toEqual([
+      ['top_up', 2_000_000],
+      ['withdrawal', -2_000_000],
+      ['withdrawal', 2_000_000],
+    ]);
+    expect((await row(a.id)).balance).toBe(2_000_000);
+  });
+});
+
 describe('PAYMENTS=test has no Stripe webhook', () => {
   it('is 404 there', async () => {
     const other = await startTestEnv();

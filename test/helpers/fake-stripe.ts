@@ -64,6 +64,10 @@ export class FakeStripe {
   readonly paymentIntents = new Map<string, { amount: number; refunded: number }>();
   /** The next card a setup Checkout saves declines every charge (Stripe's 4000000000000341). */
   nextCardDeclines = false;
+  /** Answer the next n requests with 500 api_error (Stripe having a bad moment). */
+  failNext = 0;
+  /** Refunds are refused (for example, the charge is too old to refund). */
+  refundsFail = false;
   #idempotent = new Map<string, { status: number; body: unknown }>();
   #server: Server;
   base = '';
@@ -104,6 +108,10 @@ export class FakeStripe {
       return send(401, {
         error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_****' },
       });
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      return send(500, { error: { type: 'api_error', message: 'An unknown error occurred' } });
+    }
     const memo = idempotencyKey ? this.#idempotent.get(`${req.method} ${idempotencyKey}`) : undefined;
     if (memo) return send(memo.status, memo.body);
     const [status, body] = this.route(req.method ?? 'GET', url.pathname, params);
@@ -200,6 +208,17 @@ export class FakeStripe {
       const piId = str(p.payment_intent) ?? '';
       const pi = this.paymentIntents.get(piId);
       if (!pi) return missing('payment_intent', piId);
+      if (this.refundsFail)
+        return [
+          400,
+          {
+            error: {
+              type: 'invalid_request_error',
+              code: 'charge_expired_for_refund',
+              message: 'The charge is too old to be refunded.',
+            },
+          },
+        ];
       const amount = p.amount === undefined ? pi.amount - pi.refunded : Number(p.amount);
       if (amount > pi.amount - pi.refunded)
         return [
