@@ -167,14 +167,14 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const notices = new OwnerNotices(deps);
   const autoRecharge = new AutoRecharge(deps, notices);
   const balanceWatch = new BalanceWatch(deps, autoRecharge, notices);
-  const moderation = new ModerationService(deps, lifecycle, moderator, jobs, events);
+  const moderation = new ModerationService(deps, lifecycle, moderator, jobs, events, balanceWatch);
   const services: Services = {
     keys,
     accounts,
     lifecycle,
     moderation,
     events,
-    staff: new Staff(deps, events),
+    staff: new Staff(deps, events, balanceWatch),
     webhooks: new WebhookEndpoints(deps, urlPolicy, box, events),
     delivery,
     reports: new Reports(deps),
