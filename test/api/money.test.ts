@@ -84,6 +84,17 @@ describe('card on file (test provider)', () => {
 });
 
 describe('top-ups', () => {
+  it('/rate-limits.json lists the top-up amounts and one auto-recharge in flight per account', async () => {
+    const r = await env.call('GET', '/rate-limits.json');
+    const by = (op: string) => r.json.limits.find((l: { operation: string }) => l.operation === op);
+    expect(by('POST /v1/manage/top-ups').amount).toEqual({
+      min: 1_000_000,
+      max: 500_000_000,
+      multiple_of: 10_000,
+    });
+    expect(by('auto-recharge').limit).toBe(1);
+  });
+
   it('whole cents only: 1_005_000 is 422, 1_010_000 is 201', async () => {
     const a = await owned();
     const p = expectProblem(await manage(a, 'POST', '/top-ups', { amount: 1_005_000 }), 422);
