@@ -4,7 +4,7 @@ import type { Executor } from '../../db/client.js';
 import { posts } from '../../db/schema.js';
 import type { Deps } from '../context.js';
 import { POLICY } from '../policy/document.js';
-import { type OwnPost, toOwn } from '../posts/views.js';
+import { type OwnPost, ownPost, toOwn } from '../posts/views.js';
 import { Problem } from '../problems.js';
 import type { Events } from '../webhooks/events.js';
 import { eventFor } from './moderation.js';
@@ -28,6 +28,13 @@ export const decisionBody = z
   });
 
 export const removeBody = z.strictObject({ reason: z.string().trim().min(1).max(2000) });
+
+/** GET /v1/admin/review items: the post with its author and what the rules and the model said. */
+export const reviewItem = ownPost.extend({
+  account_id: z.string(),
+  prefilter: z.record(z.string(), z.unknown()).nullable(),
+  model: z.record(z.string(), z.unknown()).nullable(),
+});
 
 export interface ReviewItem extends OwnPost {
   account_id: string;

@@ -35,6 +35,8 @@ export const createdWebhook = webhookView.extend({
 });
 export const webhookIdParams = z.object({ id: z.string().min(1).max(64) });
 export const webhookList = z.object({ data: z.array(webhookView), next_cursor: z.null() });
+/** The MCP tool delete_webhook (REST answers 204 with no body). */
+export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) });
 export const webhookTestAck = z.object({ delivery_id: z.string(), status: z.literal('queued') });
 
 export const deliveryView = z.object({

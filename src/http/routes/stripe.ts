@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../app.js';
+import { operation, PUBLIC } from '../operation.js';
 
 /**
  * Stripe's signed webhook. The signature covers the exact bytes, so this route (in its own
@@ -14,18 +15,20 @@ export async function stripeRoutes(app: FastifyInstance, { platform }: AppContex
   app.withTypeProvider<ZodTypeProvider>().post(
     '/v1/stripe/webhook',
     {
-      schema: {
+      schema: operation({
         tags: ['payments'],
         summary:
           'Stripe events, verified with the stripe-signature header (PAYMENTS=stripe); each event id is applied once',
-        response: {
+        security: PUBLIC,
+        responses: {
           200: z.object({
             received: z.literal(true),
             applied: z.boolean().describe('false for a replay of an event already applied'),
             type: z.string(),
           }),
         },
-      },
+        problems: ['invalid_signature', 'not_found'],
+      }),
     },
     async (req) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.from('');
