@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { post as ledgerPost, ledgerSum } from '../../src/core/billing/ledger.js';
-import { accounts, ledger, stripeEvents } from '../../src/db/schema.js';
+import { accounts, ledger, stripeEvents, topUps } from '../../src/db/schema.js';
 import { FakeStripe } from '../helpers/fake-stripe.js';
 import { expectProblem, newAccount, ownerToken, type TestAccount } from '../helpers/flows.js';
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from '../helpers/harness.js';
@@ -130,6 +130,17 @@ describe('stripe provider: top-up through Checkout in payment mode', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ kind: 'top_up', amount: 25_000_000, reference: r.json.id });
     expect(await db().select().from(stripeEvents).where(eq(stripeEvents.id, event.id))).toHaveLength(1);
+  });
+
+  it('an expired Checkout fails the pending top-up; a late paid event for it credits nothing', async () => {
+    const a = await owned();
+    const r = await manage(a, 'POST', '/top-ups', { amount: 5_000_000 });
+    const sessionId = sessionIdOf(r.json.checkout_url);
+    expect((await deliver(fake.expire(sessionId))).json).toMatchObject({ applied: true });
+    const [t] = await db().select().from(topUps).where(eq(topUps.id, r.json.id));
+    expect(t?.status).toBe('failed');
+    expect((await deliver(fake.completePayment(sessionId))).status).toBe(200);
+    expect((await row(a.id)).balance).toBe(0);
   });
 
   it('20 concurrent deliveries of one event credit once', async () => {

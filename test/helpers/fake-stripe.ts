@@ -40,7 +40,7 @@ interface Session {
   client_reference_id: string | null;
   metadata: Params;
   url: string;
-  status: 'open' | 'complete';
+  status: 'open' | 'complete' | 'expired';
   payment_status: 'unpaid' | 'paid' | 'no_payment_required';
   amount_total: number | null;
   currency: string | null;
@@ -260,6 +260,14 @@ export class FakeStripe {
     this.paymentIntents.set(piId, { amount: s.amount_total ?? 0, refunded: 0 });
     Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: piId });
     return this.event('checkout.session.completed', s);
+  }
+
+  /** The customer never pays: Checkout expires the session. */
+  expire(sessionId: string) {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new Error(`no session ${sessionId}`);
+    Object.assign(s, { status: 'expired' });
+    return this.event('checkout.session.expired', s);
   }
 
   event(type: string, object: unknown) {

@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type Stripe from 'stripe';
 import type { Executor } from '../../db/client.js';
-import { accounts, stripeEvents } from '../../db/schema.js';
+import { accounts, stripeEvents, topUps } from '../../db/schema.js';
 import type { Deps } from '../context.js';
 import { ProviderUnavailable, StripePaymentProvider } from '../payments/stripe.js';
 import { Problem } from '../problems.js';
@@ -83,6 +83,19 @@ export class StripeEvents {
         });
         return { received: true, applied, type: event.type };
       }
+    }
+    if (event.type === 'checkout.session.expired') {
+      // The owner left Checkout without paying: the pending top-up fails; nothing was credited.
+      const topUpId = event.data.object.metadata?.top_up_id ?? '';
+      const applied = await db.transaction(async (tx) => {
+        if (!(await claimEvent(tx, event, now))) return false;
+        await tx
+          .update(topUps)
+          .set({ status: 'failed' })
+          .where(and(eq(topUps.id, topUpId), eq(topUps.status, 'pending')));
+        return true;
+      });
+      return { received: true, applied, type: event.type };
     }
     // Other kinds are recorded (so a replay is recognisable) and otherwise ignored.
     const applied = await db.transaction((tx) => claimEvent(tx, event, now));
