@@ -239,6 +239,10 @@ describe('auto-recharge after a charge', () => {
     expect((await postStory(a)).status).toBe(202);
     expect(await db().select().from(recharges).where(eq(recharges.accountId, a.id))).toHaveLength(1);
     expect(await mails(a.email, /declined/)).toHaveLength(1);
+    // The owner's page says why.
+    const page = await env.call('GET', '/account', { headers: { cookie: `ap_owner=${a.owner}` } });
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/Turned off by the service: The card was declined \(card_declined\)/);
     // Turning it on again clears the reason.
     await manage(a, 'POST', '/card', { card: TEST_CARDS.success });
     const on = await manage(a, 'PUT', '/auto-recharge', { enabled: true });
