@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
 import { migrate, openDatabase, pgliteDirFor } from './db/client.js';
 import { buildApp } from './http/app.js';
+import { jsonLogger } from './log.js';
 import { createPlatform, persistentSecret } from './platform.js';
 
 const USAGE = `usage: agentpress [serve|work|migrate]   (default: serve and work in one process)
@@ -36,7 +37,11 @@ async function main() {
   const work = command !== 'serve';
   const adminCreated =
     !config.adminToken && persistentSecret(config.dataDir, 'admin-token', 'ap_admin').created;
-  const platform = await createPlatform(config, { supervise: work });
+  if (config.testHooks)
+    console.warn('UNSAFE_TEST_HOOKS=1: test-only behaviour is on; never use this in production');
+  const log = jsonLogger(config.logLevel, { role: command });
+  const platform = await createPlatform(config, { supervise: work, log });
+  platform.metrics.collectProcessMetrics();
   if (work) await platform.startWorkers();
   const app = serve ? await buildApp(platform) : undefined;
 
@@ -44,11 +49,23 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing in-flight requests and jobs`);
-    const force = setTimeout(() => process.exit(1), 20_000);
+    log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    // /readyz answers 503 from now on; fastify stops accepting, answers what is in flight, then
+    // the workers finish their running jobs (pg-boss graceful stop) before the database closes.
+    platform.draining = true;
+    const force = setTimeout(() => {
+      log.error({ signal }, 'shutdown took longer than 25 s; exiting');
+      process.exit(1);
+    }, 25_000);
     force.unref();
-    await app?.close();
-    await platform.close();
+    try {
+      await app?.close();
+      await platform.close();
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+    log.info({ signal }, 'stopped cleanly');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

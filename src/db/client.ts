@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -50,8 +50,15 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max });
-  // A pool error on an idle client (server restart) must not crash the process.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // During an outage a request fails fast (503 + Retry-After) instead of waiting for a slot.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // A pool error on an idle client (server restart) must not crash the process: the client is
+  // dropped and the next query opens a new connection, so the pool reconnects by itself.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   return {
@@ -108,6 +115,57 @@ export async function migrate(database: Database): Promise<void> {
     await client.query('SELECT pg_advisory_unlock(7411001)').catch(() => {});
     await client.end();
   }
+}
+
+/** The newest migration this code ships (drizzle's journal). */
+export function latestMigrationMillis(): number {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { when: number }[];
+  };
+  return Math.max(...journal.entries.map((e) => e.when));
+}
+
+/** Readiness: the database answers and every migration this code ships has been applied. */
+export async function databaseReadiness(database: Database): Promise<{ ok: boolean; detail: string }> {
+  try {
+    const rows = await queryRows<{ latest: string | null }>(
+      database.db,
+      sql`SELECT max(created_at)::text AS latest FROM drizzle.__drizzle_migrations`,
+    );
+    const applied = Number(rows[0]?.latest ?? 0);
+    if (applied < latestMigrationMillis()) return { ok: false, detail: 'migrations are behind' };
+    return { ok: true, detail: 'database reachable, migrations current' };
+  } catch (err) {
+    return {
+      ok: false,
+      detail: isConnectionError(err) ? 'database unreachable' : 'database check failed',
+    };
+  }
+}
+
+/** SQLSTATE classes and node errors that mean "the database is not reachable right now". */
+const CONNECTION_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
+const CONNECTION_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const CONNECTION_MESSAGE =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|the database system is (starting up|shutting down)|terminating connection/i;
+
+/** True for an error (or any error in its cause chain) caused by losing the database. */
+export function isConnectionError(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string' && (CONNECTION_SQLSTATE.test(code) || CONNECTION_ERRNO.has(code)))
+      return true;
+    if (typeof message === 'string' && CONNECTION_MESSAGE.test(message)) return true;
+    e = cause;
+  }
+  return false;
 }
 
 /** Rows of a raw query on either driver. */

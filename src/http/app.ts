@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerOpenApi } from '../contracts/openapi.js';
 import { Problem } from '../core/problems.js';
+import { PINO_REDACT_PATHS, redactUrl, requestId } from '../log.js';
 import type { Platform } from '../platform.js';
 import { Auth } from './auth.js';
 import { BODY_LIMIT } from './body-limit.js';
@@ -12,6 +12,7 @@ import { errorHandler, sendProblem } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
 import { contractRoutes } from './routes/contracts.js';
+import { healthRoutes } from './routes/health.js';
 import { manageRoutes } from './routes/manage.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
@@ -46,11 +47,19 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
         ? false
         : {
             level: config.logLevel,
-            redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+            redact: { paths: PINO_REDACT_PATHS, censor: '[redacted]' },
+            serializers: {
+              // The query string may hold an account link token: log the URL with it redacted.
+              req: (req) => ({
+                method: req.method,
+                url: redactUrl(req.url),
+                ...(req.ip ? { remoteAddress: req.ip } : {}),
+              }),
+            },
           },
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy ?? false,
-    genReqId: () => `req_${randomBytes(9).toString('base64url')}`,
+    genReqId: requestId,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
@@ -70,6 +79,10 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     reply.header('x-content-type-options', 'nosniff');
   });
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    platform.metrics.observeRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
   await app.register(cookie);
   const ceiling = new PlatformCeiling({
     rate: config.platformRate,
@@ -83,6 +96,7 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
 
   await registerOpenApi(app, config);
   const ctx: AppContext = { platform, auth: new Auth(platform.services, platform.adminToken) };
+  await app.register(async (ops) => healthRoutes(ops, ctx));
   await app.register(async (api) => {
     // The API speaks JSON only: anything else is 415 unsupported_media_type.
     api.removeContentTypeParser('text/plain');
