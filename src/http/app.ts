@@ -61,6 +61,21 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
     trustProxy: config.trustProxy ?? false,
     genReqId: requestId,
     requestIdHeader: false,
+    // While draining, new requests get our own 503 problem (below), not fastify's plain one.
+    return503OnClosing: false,
+    // Router-level failures (a malformed %-escape, a path segment over 100 characters) are
+    // problems too: no id is that long, so the path names no resource.
+    frameworkErrors: (err, _req, reply) =>
+      sendProblem(
+        reply,
+        new Problem('not_found', {
+          detail:
+            err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+              ? 'A path segment is longer than any id (100 characters at most).'
+              : 'The path is malformed (check its %-escapes).',
+        }),
+        config.baseUrl,
+      ),
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -78,6 +93,18 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
     reply.header('x-request-id', req.id);
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     reply.header('x-content-type-options', 'nosniff');
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    if (!platform.draining || req.url === '/healthz' || req.url === '/readyz') return;
+    reply.header('connection', 'close');
+    return sendProblem(
+      reply,
+      new Problem('service_unavailable', {
+        detail: 'This process is shutting down; retry the request (another process will answer it).',
+        headers: { 'retry-after': '1' },
+      }),
+      config.baseUrl,
+    );
   });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
