@@ -53,8 +53,8 @@ async function start(role: 'serve' | 'work', env: Record<string, string>): Promi
   return p;
 }
 
-async function receiverFor(now?: () => number): Promise<Receiver> {
-  const r = new Receiver(now);
+async function receiverFor(offsetMs?: () => number): Promise<Receiver> {
+  const r = new Receiver(offsetMs);
   await r.start();
   receivers.push(r);
   return r;
@@ -219,7 +219,7 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
     await sleep(30);
     process.kill(serve.pid, 'SIGTERM');
     const answered = await Promise.all(inFlight);
-    expect((await serve.exited).code).toBe(0);
+    expect((await serve.exited).code, serve.output.join('').slice(-3000)).toBe(0);
     const cut = answered.filter((a) => a.status === 0 && a.error !== 'ECONNREFUSED');
     expect(cut.map((a) => a.error)).toEqual([]);
     // In flight: answered 202. Arrived after the signal: 503 problem + Retry-After (the balancer retries elsewhere).
@@ -280,7 +280,9 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
         await sleep(250);
       }
     })();
-    const deadline = Date.now() + 60_000;
+    // A post whose first attempt was cut mid-request keeps its Idempotency-Key claimed until the
+    // serve process can release it (or, if that process died, for the 60 s stale-claim window).
+    const deadline = Date.now() + 120_000;
     const writers = (async () => {
       const results: (Answer | undefined)[] = [];
       const until = Date.now() + 12_000;
@@ -406,7 +408,7 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
     // Phase 1 at 23:00 UTC; phase 2 jumps forward to 00:00:30 the next day; phase 3 jumps back to 23:59:00.
     const offsets = [midnight - 3_600_000 - now, midnight + 30_000 - now, midnight - 60_000 - now];
     let offset = offsets[0]!;
-    const receiver = await receiverFor(() => Date.now() + offset);
+    const receiver = await receiverFor(() => offset);
     const envAt = (o: number) =>
       shared(db, {
         UNSAFE_TEST_HOOKS: '1',

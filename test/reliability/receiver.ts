@@ -24,8 +24,8 @@ export class Receiver {
   #server: Server | undefined;
   #port = 0;
 
-  /** `now` is the receiver's clock (a process with a shifted clock signs with its own time). */
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `offsetMs` shifts the receiver's clock (a process with a shifted clock signs with its own time). */
+  constructor(private readonly offsetMs: () => number = () => 0) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.#port}/hook`;
@@ -48,7 +48,8 @@ export class Receiver {
           for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
           try {
             const realNow = Date.now;
-            Date.now = this.now;
+            const offset = this.offsetMs();
+            Date.now = () => realNow() + offset;
             let event: { type: string; data?: { post?: { id?: string } } };
             try {
               event = new Webhook(this.secret).verify(body, headers) as typeof event;

@@ -82,7 +82,7 @@ export class Posts {
         return { ...response, replayed: false };
       });
     } catch (e) {
-      if (key !== undefined) await this.idempotency.release(principal.accountId, key);
+      if (key !== undefined) await this.idempotency.releaseSoon(principal.accountId, key);
       if (e instanceof InsufficientBalance) throw await this.insufficient(principal.accountId, post.price);
       throw e;
     }
