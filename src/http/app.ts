@@ -91,6 +91,8 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
   );
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // Draining: a keep-alive connection closes after this answer, so shutdown does not wait for it.
+    if (platform.draining) reply.header('connection', 'close');
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     reply.header('x-content-type-options', 'nosniff');
   });
