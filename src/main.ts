@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config.js';
-import { migrate, openDatabase, pgliteDirFor } from './db/client.js';
+import { isConnectionError, migrate, openDatabase, pgliteDirFor } from './db/client.js';
 import { buildApp } from './http/app.js';
 import { jsonLogger } from './log.js';
 import { createPlatform, persistentSecret } from './platform.js';
@@ -40,6 +40,14 @@ async function main() {
   if (config.testHooks)
     console.warn('UNSAFE_TEST_HOOKS=1: test-only behaviour is on; never use this in production');
   const log = jsonLogger(config.logLevel, { role: command });
+  // pg-boss completes and fails jobs without awaiting the query; during a database outage that
+  // rejection has no handler and would end the process. A lost connection is survivable (the job
+  // stays active and the sweep or pg-boss expiry picks it up again); anything else still exits.
+  process.on('unhandledRejection', (err) => {
+    if (isConnectionError(err)) return log.warn({ err }, 'database unavailable (unhandled rejection)');
+    log.error({ err }, 'unhandled rejection; exiting');
+    process.exit(1);
+  });
   const platform = await createPlatform(config, { supervise: work, log });
   platform.metrics.collectProcessMetrics();
   if (work) await platform.startWorkers();

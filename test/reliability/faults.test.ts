@@ -78,7 +78,17 @@ async function settle(
       500,
     );
   } catch (err) {
-    throw new Error(`${String(err)}\nlast: ${JSON.stringify(last, null, 1)}`);
+    const errors = running.flatMap((p) =>
+      p.output
+        .join('')
+        .split('\n')
+        .filter((l) => /"level":(50|60)/.test(l))
+        .slice(-4)
+        .map((l) => `${p.role} ${p.pid}: ${l.slice(0, 600)}`),
+    );
+    throw new Error(
+      `${String(err)}\nlast: ${JSON.stringify(last, null, 1)}\nprocess errors:\n${errors.join('\n')}`,
+    );
   }
 }
 
@@ -287,7 +297,8 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
       const results: (Answer | undefined)[] = [];
       const until = Date.now() + 12_000;
       let i = 0;
-      while (Date.now() < until) {
+      // At most 117 posts over the two accounts (each top-up pays for 80).
+      while (Date.now() < until && results.length < 117) {
         const batch = await Promise.all(
           [0, 1, 2].map((k) =>
             postOnce(() => bases[(i + k) % 2]!, accounts[(i + k) % 2]!.key, answers, deadline),
@@ -295,6 +306,7 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
         );
         results.push(...batch);
         i++;
+        await sleep(150);
       }
       return results;
     })();
@@ -409,12 +421,9 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
     const offsets = [midnight - 3_600_000 - now, midnight + 30_000 - now, midnight - 60_000 - now];
     let offset = offsets[0]!;
     const receiver = await receiverFor(() => offset);
-    const envAt = (o: number) =>
-      shared(db, {
-        UNSAFE_TEST_HOOKS: '1',
-        TEST_CLOCK_OFFSET_MS: String(Math.round(o)),
-        MODERATOR_DECISION_SECONDS: '0.2',
-      });
+    // One cluster: the same SECRET_KEY and ADMIN_TOKEN in every process, only the clock differs.
+    const base = shared(db, { UNSAFE_TEST_HOOKS: '1', MODERATOR_DECISION_SECONDS: '0.2' });
+    const envAt = (o: number) => ({ ...base, TEST_CLOCK_OFFSET_MS: String(Math.round(o)) });
     let [serve, work] = await Promise.all([start('serve', envAt(offset)), start('work', envAt(offset))]);
     const acct = await fundedAccount(serve!.url!);
     const hook = await registerWebhook(serve!.url!, acct.key, receiver.url);

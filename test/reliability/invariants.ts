@@ -20,6 +20,8 @@ export interface InvariantReport {
   unannounced: string[];
   /** Receipts that arrived more than once (allowed: at least once). */
   duplicateReceipts: number;
+  /** The first receipts whose signature did not verify (diagnostics). */
+  rejectedReceipts: string[];
 }
 
 /** Reads the invariants of the issue from the database (and the receiver). */
@@ -36,9 +38,14 @@ export async function checkInvariants(databaseUrl: string, receiver?: Receiver):
               (SELECT count(*) FROM ledger l WHERE l.kind = 'post_fee' AND l.reference = p.id)::text AS fees
          FROM posts p`,
     );
-    const deliveries = await c.query<{ id: string; status: string; payload: string }>(
-      'SELECT id, status, payload FROM webhook_deliveries',
-    );
+    const deliveries = await c.query<{
+      id: string;
+      status: string;
+      payload: string;
+      attempts: number;
+      last_error: string | null;
+      last_status: number | null;
+    }>('SELECT id, status, payload, attempts, last_error, last_status FROM webhook_deliveries');
     const announced = new Set<string>();
     for (const d of deliveries.rows) {
       const event = JSON.parse(d.payload) as { type: string; data?: { post?: { id?: string } } };
@@ -62,10 +69,14 @@ export async function checkInvariants(databaseUrl: string, receiver?: Receiver):
       undelivered: receiver
         ? deliveries.rows
             .filter((d) => d.status !== 'succeeded' || !received?.has(d.id))
-            .map((d) => `${d.id} ${d.status}`)
+            .map(
+              (d) =>
+                `${d.id} ${d.status} attempts=${d.attempts} last=${d.last_status ?? ''} ${d.last_error ?? ''}`,
+            )
         : [],
       unannounced: receiver ? decided.filter((p) => !announced.has(p.id)).map((p) => p.id) : [],
       duplicateReceipts: [...seen.values()].filter((n) => n > 1).length,
+      rejectedReceipts: receiver?.rejected.slice(0, 3) ?? [],
     };
   } finally {
     await c.end();
