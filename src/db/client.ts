@@ -50,7 +50,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({
+  const pool = new ResilientPool({
     connectionString: url,
     max,
     // During an outage a request fails fast (503 + Retry-After) instead of waiting for a slot.
@@ -73,6 +73,83 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     },
     close: () => pool.end(),
   };
+}
+
+interface CheckoutState {
+  released: boolean;
+  broken: Error | undefined;
+}
+const checkouts = new WeakMap<pg.PoolClient, CheckoutState>();
+
+function queryText(arg: unknown): string {
+  if (typeof arg === 'string') return arg;
+  const text = (arg as { text?: unknown } | null)?.text;
+  return typeof text === 'string' ? text : '';
+}
+
+/**
+ * A pool whose checked-out clients are never lost to a dropped connection. drizzle's
+ * `transaction` releases its client only after BEGIN succeeded, so a BEGIN that fails because
+ * the server went away (a restart) would leak the client, and after `max` such failures every
+ * query waits forever. Here a client that meets a connection error is released with that
+ * error (the pool destroys it and opens a fresh one), at most once per checkout.
+ */
+class ResilientPool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(
+    callback: (
+      err: Error | undefined,
+      client: pg.PoolClient | undefined,
+      done: (release?: unknown) => void,
+    ) => void,
+  ): void;
+  override connect(
+    callback?: (
+      err: Error | undefined,
+      client: pg.PoolClient | undefined,
+      done: (release?: unknown) => void,
+    ) => void,
+  ): Promise<pg.PoolClient> | void {
+    // pool.query() checks out with a callback and releases on error itself.
+    if (callback) {
+      return super.connect((err, client, done) => {
+        // A client guarded in an earlier checkout starts this one unreleased.
+        if (client && checkouts.has(client)) checkouts.set(client, { released: false, broken: undefined });
+        callback(err, client, done);
+      });
+    }
+    return super.connect().then((client) => guard(client));
+  }
+}
+
+function guard(client: pg.PoolClient): pg.PoolClient {
+  const known = checkouts.has(client);
+  const state: CheckoutState = { released: false, broken: undefined };
+  checkouts.set(client, state);
+  if (known) return client;
+  const release = client.release.bind(client);
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const releaseOnce = (err?: Error | boolean) => {
+    const s = checkouts.get(client);
+    if (!s || s.released) return;
+    s.released = true;
+    release(err ?? s.broken);
+  };
+  client.release = releaseOnce;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (!(result instanceof Promise)) return result;
+    return result.catch((err: unknown) => {
+      const s = checkouts.get(client);
+      if (s && isConnectionError(err)) {
+        s.broken = err instanceof Error ? err : new Error(String(err));
+        // drizzle does not release after a failed BEGIN: do it here, destroying the client.
+        if (/^\s*begin\b/i.test(queryText(args[0]))) releaseOnce(s.broken);
+      }
+      throw err;
+    });
+  };
+  return client;
 }
 
 async function openPglite(dir: string | undefined, snapshot: Blob | undefined): Promise<Database> {

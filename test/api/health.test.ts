@@ -160,3 +160,30 @@ describe('test hooks are never on by default', () => {
     });
   });
 });
+
+describe('requests the router or a page form cannot read (found by the fuzz pass)', () => {
+  it('a path segment over 100 characters or a bad %-escape is a 404 problem, not fastify’s own 414/400', async () => {
+    for (const path of [`/v1/posts/${'a'.repeat(101)}`, '/v1/posts/%E0%A4%A']) {
+      const r = await env.call('GET', path);
+      expect(r.status, path).toBe(404);
+      expect(String(r.headers['content-type'])).toMatch(/^application\/problem\+json/);
+      expect(r.json.code).toBe('not_found');
+    }
+  });
+
+  it('page forms posted with no body, JSON or an array answer the page, not a 500', async () => {
+    for (const [path, raw, type] of [
+      ['/admin/sign-in', undefined, undefined],
+      ['/admin/sign-in', '[1,2]', 'application/json'],
+      ['/account/code', 'null', 'application/json'],
+      ['/account/verify', '{"token":5,"code":[1]}', 'application/json'],
+    ] as const) {
+      const r = await env.call('POST', path, {
+        ...(raw !== undefined ? { raw } : {}),
+        headers: { accept: 'text/html', ...(type ? { 'content-type': type } : {}) },
+      });
+      expect(r.status, `${path} ${raw}`).toBeLessThan(500);
+      expect(r.status, `${path} ${raw}`).toBeGreaterThanOrEqual(400);
+    }
+  });
+});

@@ -267,7 +267,11 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
 
   it('restart PostgreSQL under load: only 503 + Retry-After during the outage, nothing lost', async () => {
     const db = await database('pgrestart');
-    const env = shared(db, { MODERATOR_DECISION_SECONDS: '0.2' });
+    const env = shared(db, {
+      MODERATOR_DECISION_SECONDS: '0.2',
+      UNSAFE_TEST_HOOKS: '1',
+      TEST_SWEEP_INTERVAL_MS: '1000',
+    });
     const receiver = await receiverFor();
     const [s1, s2] = await Promise.all([start('serve', env), start('serve', env)]);
     await start('work', env);

@@ -33,9 +33,10 @@ export async function checkInvariants(databaseUrl: string, receiver?: Receiver):
       `SELECT a.id, a.balance::text, coalesce((SELECT sum(amount) FROM ledger l WHERE l.account_id = a.id), 0)::text AS sum
          FROM accounts a`,
     );
-    const posts = await c.query<{ id: string; status: string; fees: string }>(
+    const posts = await c.query<{ id: string; status: string; fees: string; hooked: boolean }>(
       `SELECT p.id, p.status,
-              (SELECT count(*) FROM ledger l WHERE l.kind = 'post_fee' AND l.reference = p.id)::text AS fees
+              (SELECT count(*) FROM ledger l WHERE l.kind = 'post_fee' AND l.reference = p.id)::text AS fees,
+              EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = p.account_id AND e.deleted_at IS NULL) AS hooked
          FROM posts p`,
     );
     const deliveries = await c.query<{
@@ -74,7 +75,8 @@ export async function checkInvariants(databaseUrl: string, receiver?: Receiver):
                 `${d.id} ${d.status} attempts=${d.attempts} last=${d.last_status ?? ''} ${d.last_error ?? ''}`,
             )
         : [],
-      unannounced: receiver ? decided.filter((p) => !announced.has(p.id)).map((p) => p.id) : [],
+      // Posts of accounts with a webhook endpoint: each verdict was put in the outbox.
+      unannounced: receiver ? decided.filter((p) => p.hooked && !announced.has(p.id)).map((p) => p.id) : [],
       duplicateReceipts: [...seen.values()].filter((n) => n > 1).length,
       rejectedReceipts: receiver?.rejected.slice(0, 3) ?? [],
     };
