@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { MAX_KEYS } from '../core/accounts/keys.js';
+import { CENT } from '../core/billing/top-ups.js';
 import { LINK_TTL_MS } from '../core/owner/links.js';
 import { CODES_PER_ACCOUNT_PER_DAY } from '../core/owner/sessions.js';
 import { STORY_LIMITS } from '../core/posts/bodies.js';
 import { IDEMPOTENCY_TTL_MS } from '../core/posts/idempotency.js';
-import { ownPost } from '../core/posts/views.js';
 import { MAX_STRIKES, PRICES } from '../core/pricing.js';
 import { CATALOG, type ProblemCode } from '../core/problems.js';
 import { REPORTS_PER_IP_PER_DAY } from '../core/reports/reports.js';
 import { RETRY_SCHEDULE_S } from '../core/webhooks/delivery.js';
 import { MAX_ENDPOINTS } from '../core/webhooks/endpoints.js';
-import { EVENT_TYPES } from '../core/webhooks/events.js';
+import { EVENT_PAYLOADS, EVENT_TYPES } from '../core/webhooks/events.js';
 import { BODY_LIMIT } from '../http/body-limit.js';
 
 /** /errors.json: every code the service can answer with, generated from the catalog. */
@@ -96,6 +96,18 @@ export function rateLimitsDocument(config: Config) {
         counted_per: 'account',
         after: 'limited by price, moderation and the platform ceiling',
       },
+      {
+        operation: 'POST /v1/manage/top-ups',
+        amount: { min: PRICES.top_up_min, max: PRICES.top_up_max, multiple_of: CENT },
+        counted_per: 'top-up',
+        after: '422 validation_failed',
+      },
+      {
+        operation: 'auto-recharge',
+        limit: 1,
+        counted_per: 'account, in flight at any one time',
+        after: 'charges that leave the balance under the threshold while one is in flight start none',
+      },
     ],
     constants: {
       story_words: { min: STORY_LIMITS.wordsMin, max: STORY_LIMITS.wordsMax },
@@ -122,7 +134,6 @@ export function rateLimitsDocument(config: Config) {
 
 /** /asyncapi.json: AsyncAPI 3.0, each event kind a message with the Standard Webhooks headers. */
 export function asyncApiDocument(baseUrl: string) {
-  const post = z.toJSONSchema(ownPost, { io: 'output', unrepresentable: 'any' });
   const headers = {
     type: 'object',
     required: ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
@@ -140,28 +151,18 @@ export function asyncApiDocument(baseUrl: string) {
   };
   const messages: Record<string, unknown> = {};
   for (const type of EVENT_TYPES) {
-    const data =
-      type === 'webhook.test'
-        ? {
-            type: 'object',
-            required: ['endpoint_id', 'message'],
-            properties: { endpoint_id: { type: 'string' }, message: { type: 'string' } },
-          }
-        : { type: 'object', required: ['post'], properties: { post } };
+    // AsyncAPI 3.0's default schema format is a superset of JSON Schema draft-07.
+    const { $schema: _, ...payload } = z.toJSONSchema(EVENT_PAYLOADS[type], {
+      io: 'output',
+      unrepresentable: 'any',
+      target: 'draft-7',
+    });
     messages[type.replace('.', '_')] = {
       name: type,
       title: type,
       contentType: 'application/json',
       headers,
-      payload: {
-        type: 'object',
-        required: ['type', 'timestamp', 'data'],
-        properties: {
-          type: { type: 'string', const: type },
-          timestamp: { type: 'string', format: 'date-time' },
-          data,
-        },
-      },
+      payload,
     };
   }
   return {
@@ -171,6 +172,8 @@ export function asyncApiDocument(baseUrl: string) {
       version: '1.0.0',
       description:
         'Standard Webhooks deliveries about the caller’s own posts. At least once; retried with backoff for about a day.',
+      // AsyncAPI 3.0 has externalDocs under info, not at the root.
+      externalDocs: { description: 'The HTTP API (OpenAPI 3.1)', url: `${baseUrl}/openapi.json` },
     },
     defaultContentType: 'application/json',
     channels: {
@@ -190,7 +193,6 @@ export function asyncApiDocument(baseUrl: string) {
       },
     },
     components: { messages },
-    externalDocs: { url: `${baseUrl}/openapi.json` },
   };
 }
 

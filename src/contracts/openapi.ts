@@ -4,8 +4,16 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { BODY_SCHEMAS } from '../core/posts/bodies.js';
-import { CATALOG } from '../core/problems.js';
+import { CATALOG, type ProblemCode } from '../core/problems.js';
 import { isMetered } from '../http/ceiling.js';
+import {
+  CONTRACT_KEY,
+  type ContractExtension,
+  HEADERS,
+  type HeaderName,
+  type HeaderSpec,
+  PROBLEM_HEADERS,
+} from '../http/operation.js';
 
 type OpenApiDoc = Record<string, unknown> & {
   paths?: Record<string, Record<string, Operation>>;
@@ -14,6 +22,8 @@ type OpenApiDoc = Record<string, unknown> & {
 interface Operation {
   responses?: Record<string, unknown>;
   requestBody?: unknown;
+  parameters?: unknown;
+  security?: unknown;
   [k: string]: unknown;
 }
 
@@ -54,32 +64,119 @@ const problemSchema = {
   additionalProperties: true,
 };
 
-const problemResponse = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-});
+/** The codes every operation of this shape can answer, besides the ones its route declares. */
+function defaultCodes(path: string, method: string, op: Operation): ProblemCode[] {
+  const codes: ProblemCode[] = ['internal_error', 'service_unavailable'];
+  if (op.requestBody || (Array.isArray(op.parameters) && op.parameters.length > 0))
+    codes.push('validation_failed');
+  if (['post', 'put', 'patch'].includes(method))
+    codes.push('invalid_json', 'unsupported_media_type', 'payload_too_large');
+  const security = (op.security ?? []) as Record<string, string[]>[];
+  const schemes = new Set(security.flatMap((s) => Object.keys(s)));
+  if (schemes.size > 0) codes.push('unauthorized');
+  if (schemes.has('ownerSession')) codes.push('owner_action_required');
+  if (isMetered(path)) codes.push('platform_rate_limited');
+  return codes;
+}
 
-/** Every operation answers problems: its likely statuses, each listing the catalog codes with that status. */
-function addProblems(doc: OpenApiDoc): OpenApiDoc {
-  const byStatus = new Map<number, string[]>();
-  for (const [code, e] of Object.entries(CATALOG))
-    byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), code]);
+function headerObjects(specs: readonly HeaderSpec[], requiredAlways = true) {
+  const out: Record<string, unknown> = {};
+  for (const spec of specs) {
+    const optional = spec.endsWith('?');
+    const h = HEADERS[spec.replace(/\?$/, '') as HeaderName];
+    out[h.name] = { description: h.description, required: requiredAlways && !optional, schema: h.schema };
+  }
+  return out;
+}
+
+/** The RFC 9457 body a code answers with, as an example. */
+function problemExample(code: ProblemCode, baseUrl: string) {
+  const e = CATALOG[code];
+  const owner = ['insufficient_balance', 'owner_action_required', 'account_banned'].includes(code)
+    ? { account_url: `${baseUrl}/account?token=<ACCOUNT_LINK_TOKEN>`, for_human: true }
+    : {};
+  return {
+    type: `${baseUrl}/errors/${code}`,
+    title: e.title,
+    status: e.status,
+    detail: e.description,
+    code,
+    ...owner,
+    request_id: 'req_0123456789abcdef',
+    error: { code, message: e.description, ...owner },
+  };
+}
+
+/** One response per problem status: the codes of that status as an enum, with their headers and examples. */
+function problemResponses(codes: ProblemCode[], extraHeaders: Record<string, HeaderSpec[]>, baseUrl: string) {
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of new Set(codes)) {
+    const status = CATALOG[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    list.sort();
+    // A header is required when every code of the status carries it, documented when any does.
+    const names = new Set<HeaderSpec>();
+    for (const c of list) for (const h of PROBLEM_HEADERS[c] ?? []) names.add(h);
+    for (const h of extraHeaders[String(status)] ?? []) names.add(h);
+    const specs = [...names].map((h): HeaderSpec => {
+      const bare = h.replace(/\?$/, '') as HeaderName;
+      const everyCode = list.every((c) => (PROBLEM_HEADERS[c] ?? []).includes(bare));
+      return everyCode || (extraHeaders[String(status)] ?? []).includes(bare) ? bare : `${bare}?`;
+    });
+    const uniq = [...new Map(specs.map((h) => [h.replace(/\?$/, ''), h])).values()];
+    responses[String(status)] = {
+      description: `Problem: ${list.join(', ')}`,
+      ...(uniq.length ? { headers: headerObjects(uniq) } : {}),
+      content: {
+        'application/problem+json': {
+          schema: {
+            allOf: [
+              { $ref: '#/components/schemas/Problem' },
+              {
+                type: 'object',
+                properties: { status: { const: status }, code: { enum: list } },
+              },
+            ],
+          },
+          examples: Object.fromEntries(
+            list.map((c) => [c, { summary: CATALOG[c].title, value: problemExample(c, baseUrl) }]),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+/**
+ * Completes each operation from its route's declaration (src/http/operation.ts): bodiless
+ * successes, content types, success headers and examples, and every problem response.
+ */
+function applyContracts(doc: OpenApiDoc, baseUrl: string): OpenApiDoc {
   for (const [path, ops] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(ops)) {
+      const contract = op[CONTRACT_KEY] as ContractExtension | undefined;
+      delete op[CONTRACT_KEY];
       op.responses ??= {};
-      const statuses = [400, 401, 403, 404, 409, 413, 415, 422, 500, 503];
-      if (
-        path.startsWith('/v1/search') ||
-        path.startsWith('/v1/posts') ||
-        path.startsWith('/v1/manage/top-ups')
-      )
-        statuses.push(402);
-      if (isMetered(path)) statuses.push(429);
-      if (path === '/v1/reports') statuses.push(429);
-      for (const s of statuses) {
-        const key = String(s);
-        if (op.responses[key]) continue;
-        op.responses[key] = problemResponse(`Problem: ${(byStatus.get(s) ?? ['internal_error']).join(', ')}`);
+      const responses = op.responses as Record<string, Record<string, unknown>>;
+      if (contract) {
+        for (const s of contract.empty) responses[String(s)] = { description: 'No content' };
+        for (const [status, r] of Object.entries(responses)) {
+          if (!status.startsWith('2')) continue;
+          const content = r.content as Record<string, Record<string, unknown>> | undefined;
+          if (content?.['application/json'] && contract.contentType !== 'application/json') {
+            content[contract.contentType] = content['application/json'];
+            delete content['application/json'];
+          }
+          const example = contract.examples[status];
+          const media = content?.[contract.contentType];
+          if (media && example !== undefined) media.examples = { example: { value: example } };
+          const hs = contract.headers[status];
+          if (hs?.length) r.headers = headerObjects(hs);
+        }
       }
       if (path === '/v1/posts' && method === 'post') {
         op.requestBody = {
@@ -104,6 +201,8 @@ function addProblems(doc: OpenApiDoc): OpenApiDoc {
           },
         };
       }
+      const codes = [...(contract?.problems ?? []), ...defaultCodes(path, method, op)];
+      Object.assign(responses, problemResponses(codes, contract?.headers ?? {}, baseUrl));
     }
   }
   return doc;
@@ -140,9 +239,13 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       },
       externalDocs: { description: 'Error catalog', url: `${config.baseUrl}/errors.json` },
     },
-    transform: jsonSchemaTransform,
+    // Only declared routes are operations of the API; pages and assets (no operation()) stay out.
+    transform: (route) =>
+      route.schema && CONTRACT_KEY in route.schema
+        ? jsonSchemaTransform(route)
+        : { schema: { hide: true }, url: route.url },
     transformObject: (documentObject) =>
-      addProblems(jsonSchemaTransformObject(documentObject) as OpenApiDoc) as never,
+      applyContracts(jsonSchemaTransformObject(documentObject) as OpenApiDoc, config.baseUrl) as never,
   });
 }
 

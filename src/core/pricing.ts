@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** Prices in micro-dollars (1 USD = 1,000,000). Served by GET /v1/pricing; every charge reads them here. */
 export const PRICES = {
   currency: 'USD',
@@ -37,3 +39,33 @@ export function pricingDocument() {
     strikes_to_ban: MAX_STRIKES,
   };
 }
+
+/** GET /v1/pricing, the MCP tool get_pricing and the resource pricing://current. */
+export const pricingView = z
+  .object({
+    currency: z.string(),
+    unit: z.string(),
+    post: z.number().int(),
+    abuse_multiplier: z.number().int(),
+    abusive_post_total: z.number().int(),
+    link_surcharge: z.number().int(),
+    edit: z.number().int(),
+    search: z.object({
+      price: z.number().int(),
+      free_per_day_with_key: z.number().int(),
+      free_per_day_without_key: z.number().int(),
+      window_seconds: z.number().int(),
+      resets: z.string(),
+    }),
+    top_up: z.object({
+      amounts: z.array(z.number().int()).readonly(),
+      min: z.number().int(),
+      max: z.number().int(),
+    }),
+    strikes_to_ban: z.number().int(),
+  })
+  .describe('Prices in micro-dollars (1 USD = 1,000,000).');
+
+const pricingMatches: ReturnType<typeof pricingDocument> extends z.input<typeof pricingView> ? true : false =
+  true;
+void pricingMatches;

@@ -1,13 +1,21 @@
 import { count, eq } from 'drizzle-orm';
+import { z } from 'zod';
 import { posts } from '../db/schema.js';
 import type { Deps } from './context.js';
 import type { ModelLifecycle } from './moderation/lifecycle.js';
 
-export interface StatusView {
-  api: 'up';
-  moderation: { model: 'idle' | 'starting' | 'running'; queued: number };
-  time: string;
-}
+/** GET /v1/status and the MCP tool get_status. */
+export const statusView = z
+  .object({
+    api: z.literal('up'),
+    moderation: z.object({
+      model: z.enum(['idle', 'starting', 'running']),
+      queued: z.number().int().describe('posts waiting for a verdict'),
+    }),
+    time: z.string(),
+  })
+  .describe('Whether the API is up, whether the moderation model runs, and how many posts wait.');
+export type StatusView = z.infer<typeof statusView>;
 
 /** GET /v1/status. Agents poll it, so one answer serves every caller for `cacheMs` (wall time). */
 export class Status {

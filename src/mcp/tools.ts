@@ -4,31 +4,32 @@ import type { SiteKind } from '../config.js';
 import type { Principal } from '../core/accounts/keys.js';
 import { accountView } from '../core/accounts/schemas.js';
 import { POLICY } from '../core/policy/document.js';
+import { policyView } from '../core/policy/schemas.js';
 import { BODY_SCHEMAS } from '../core/posts/bodies.js';
-import { listQuery, postIdParams, postList } from '../core/posts/schemas.js';
+import {
+  deletedPost,
+  dryRunResult,
+  listQuery,
+  postIdParams,
+  postList,
+  postView,
+} from '../core/posts/schemas.js';
 import { ownPost } from '../core/posts/views.js';
-import { PRICES, pricingDocument } from '../core/pricing.js';
+import { PRICES, pricingDocument, pricingView } from '../core/pricing.js';
 import { Problem } from '../core/problems.js';
 import { reportAck, reportBody } from '../core/reports/reports.js';
 import { rateLimitHeaders, searchQuery, searchResponse } from '../core/search/search.js';
+import { statusView } from '../core/status.js';
 import { parseOrThrow } from '../core/validation.js';
 import {
   createdWebhook,
   createWebhookBody,
+  deletedWebhook,
   webhookIdParams,
   webhookList,
   webhookTestAck,
 } from '../core/webhooks/endpoints.js';
 import type { Services } from '../platform.js';
-import {
-  deletedPost,
-  deletedWebhook,
-  dryRunResult,
-  policyView,
-  postView,
-  pricingView,
-  statusView,
-} from './schemas.js';
 
 /** Who is calling and where: what the REST routes read from the request. */
 export interface ToolContext {

@@ -1,6 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { Parser } from '@asyncapi/parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../src/core/problems.js';
+import { WebhookContract } from '../helpers/asyncapi.js';
+import { ContractMismatch, contractStats, enforceContract } from '../helpers/contract.js';
 import { expectProblem, fundedAccount } from '../helpers/flows.js';
 import { BASE_URL, startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { story } from '../helpers/stories.js';
@@ -130,5 +135,154 @@ describe('machine-readable contracts, generated from the code', () => {
     expect(item._agentpress.content_trust).toBe('untrusted-user-content');
     const one = await env.call('GET', `/p/${id}.json`);
     expect(one.json.id).toBe(id);
+  });
+});
+
+describe('the contract checks themselves', () => {
+  it('every operation declares a success and its problems; problem responses list their codes', async () => {
+    const doc = (await env.call('GET', '/openapi.json')).json;
+    let operations = 0;
+    // biome-ignore lint/suspicious/noExplicitAny: the document is inspected freely
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        operations++;
+        const statuses = Object.keys(op.responses);
+        expect(
+          statuses.some((s) => s.startsWith('2')),
+          `${method} ${path} has a success`,
+        ).toBe(true);
+        expect(statuses, `${method} ${path}`).toContain('500');
+        for (const s of statuses.filter((x) => Number(x) >= 400)) {
+          const media = op.responses[s].content['application/problem+json'];
+          const codes: string[] = media.schema.allOf[1].properties.code.enum;
+          expect(codes.length).toBeGreaterThan(0);
+          for (const c of codes) {
+            expect(CATALOG[c as keyof typeof CATALOG].status, `${c} under ${s}`).toBe(Number(s));
+            expect(media.examples[c].value.code).toBe(c);
+          }
+        }
+        if (Object.keys(op.security?.[0] ?? {}).length > 0 || Object.keys(op.security?.[1] ?? {}).length > 0)
+          expect(op.responses['401'].headers['WWW-Authenticate'].required, `${method} ${path}`).toBe(true);
+      }
+    }
+    expect(operations).toBeGreaterThan(30);
+    const post = doc.paths['/v1/posts'].post;
+    expect(post.responses['202'].headers['Retry-After'].required).toBe(true);
+    expect(
+      post.responses['402'].content['application/problem+json'].schema.allOf[1].properties.code.enum,
+    ).toEqual(['insufficient_balance']);
+    expect(doc.paths['/v1/search'].get.responses['200'].headers.RateLimit.required).toBe(true);
+    expect(doc.paths['/v1/search'].get.responses['429'].headers['Retry-After'].required).toBe(true);
+    // Reports past the allowance: the interface says no Retry-After, so it cannot be required there.
+    expect(doc.paths['/v1/reports'].post.responses['429'].headers['Retry-After'].required).toBe(false);
+    expect(doc.paths['/index.json'].get.responses['200'].headers.ETag.required).toBe(true);
+    expect(doc.paths['/mcp'].post.security).toEqual([{}, { apiKey: [] }]);
+  });
+
+  it('the response checker refuses what the contract does not say', async () => {
+    const validator = env.contract();
+    const good = await env.call('GET', '/v1/status');
+    const base = { method: 'GET', url: '/v1/status', status: 200, headers: good.headers, body: good.text };
+    expect(validator.check(base)).toEqual([]);
+    const mismatch = (r: Partial<typeof base>) => validator.check({ ...base, ...r });
+    expect(mismatch({ body: JSON.stringify({ ...good.json, api: 'down' }) }).join()).toMatch(/body\/api/);
+    expect(mismatch({ status: 418 }).join()).toMatch(/does not declare/);
+    expect(mismatch({ headers: { ...good.headers, 'content-type': 'text/html' } }).join()).toMatch(
+      /content-type text\/html/,
+    );
+    expect(mismatch({ url: '/v1/nowhere' }).join()).toMatch(/not an operation/);
+
+    const unauthorized = await env.call('GET', '/v1/account');
+    const u = {
+      ...base,
+      url: '/v1/account',
+      status: 401,
+      headers: unauthorized.headers,
+      body: unauthorized.text,
+    };
+    expect(validator.check(u)).toEqual([]);
+    const { 'www-authenticate': _, ...noChallenge } = unauthorized.headers;
+    expect(validator.check({ ...u, headers: noChallenge }).join()).toMatch(/WWW-Authenticate is required/);
+    const wrongCode = JSON.stringify({ ...unauthorized.json, code: 'too_many_keys' });
+    expect(validator.check({ ...u, body: wrongCode }).join()).toMatch(/body\/code/);
+
+    // The harness throws on a mismatch and counts it.
+    const before = { ...contractStats };
+    expect(() => enforceContract(validator, { ...base, status: 418 })).toThrow(ContractMismatch);
+    expect(contractStats.mismatches).toBe(before.mismatches + 1);
+    contractStats.mismatches--; // the deliberate one above is not a finding of the suite
+    expect(contractStats.checked).toBeGreaterThan(before.checked - 1);
+  });
+
+  it('/asyncapi.json parses with @asyncapi/parser without errors', async () => {
+    const doc = (await env.call('GET', '/asyncapi.json')).json;
+    const { document, diagnostics } = await new Parser().parse(JSON.stringify(doc));
+    const errors = diagnostics.filter((d) => d.severity === 0);
+    expect(errors.map((d) => `${d.path.join('.')}: ${d.message}`)).toEqual([]);
+    expect(document).toBeDefined();
+    expect(
+      document!
+        .allMessages()
+        .all()
+        .map((m) => m.name())
+        .sort(),
+    ).toEqual(['post.published', 'post.rejected', 'post.removed', 'post.review', 'webhook.test']);
+  });
+
+  it('the webhook checker refuses a body or headers that break /asyncapi.json', async () => {
+    const check = new WebhookContract((await env.call('GET', '/asyncapi.json')).json);
+    const headers = {
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': '1700000000',
+      'webhook-signature': 'v1,abc=',
+    };
+    const body = {
+      type: 'webhook.test',
+      timestamp: '2026-11-22T08:00:00.000Z',
+      data: { endpoint_id: 'wh_1', message: 'hi' },
+    };
+    expect(check.check(headers, JSON.stringify(body))).toEqual([]);
+    const { 'webhook-signature': _, ...unsigned } = headers;
+    expect(check.check(unsigned, JSON.stringify(body)).join()).toMatch(/webhook-signature/);
+    expect(check.check(headers, JSON.stringify({ ...body, data: {} })).join()).toMatch(/payload/);
+    expect(check.check(headers, JSON.stringify({ ...body, type: 'post.exploded' })).join()).toMatch(
+      /no message/,
+    );
+  });
+
+  it('every code the source raises is in /errors.json (read from the catalog the code uses)', async () => {
+    const served = new Set(
+      (await env.call('GET', '/errors.json')).json.errors.map((e: { code: string }) => e.code),
+    );
+    const raised = new Set<string>();
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.tsx?$/.test(e.name)) {
+          const text = readFileSync(p, 'utf8');
+          for (const m of text.matchAll(/(?:new Problem|ownerProblem)\(\s*(?:[\w.]+,\s*)?'([a-z_]+)'/g))
+            raised.add(m[1]!);
+        }
+      }
+    };
+    walk(join(import.meta.dirname, '../../src'));
+    expect(raised.size).toBeGreaterThan(20);
+    expect([...raised].filter((c) => !served.has(c))).toEqual([]);
+  });
+
+  it('the JSON Feed has the members JSON Feed 1.1 requires', async () => {
+    const a = await fundedAccount(env, 1_000_000);
+    await env.call('POST', '/v1/posts', { key: a.key, body: { title: 'Required members', body: story() } });
+    await env.platform.workers.drain('moderate');
+    const feed = (await env.call('GET', '/index.json')).json;
+    expect(feed.version).toBe('https://jsonfeed.org/version/1.1');
+    expect(typeof feed.title).toBe('string');
+    expect(Array.isArray(feed.items)).toBe(true);
+    expect(feed.items.length).toBeGreaterThan(0);
+    for (const item of feed.items) {
+      expect(typeof item.id).toBe('string');
+      expect(typeof (item.content_text ?? item.content_html)).toBe('string');
+    }
   });
 });

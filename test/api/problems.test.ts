@@ -160,7 +160,13 @@ const CASES: Case[] = [
     code: 'not_found',
     run: () => env.call('DELETE', '/v1/manage/keys/key_nope', { key: owner }),
   },
-  { name: 'unknown path', status: 404, code: 'not_found', run: () => env.call('GET', '/v1/nothing-here') },
+  {
+    name: 'unknown path',
+    status: 404,
+    code: 'not_found',
+    // No operation of the contract describes a path that does not exist.
+    run: () => env.call('GET', '/v1/nothing-here', { unchecked: true }),
+  },
 ];
 
 describe('every error path is an RFC 9457 problem', () => {
@@ -198,13 +204,15 @@ describe('every error path is an RFC 9457 problem', () => {
   });
 
   it('request ids differ between requests', async () => {
-    const a = await env.call('GET', '/v1/nothing-here');
-    const b = await env.call('GET', '/v1/nothing-here');
+    const a = await env.call('GET', '/v1/posts/post_nothing_here');
+    const b = await env.call('GET', '/v1/posts/post_nothing_here');
     expect(a.headers['x-request-id']).not.toBe(b.headers['x-request-id']);
   });
 
   it('a client cannot choose the request id', async () => {
-    const r = await env.call('GET', '/v1/nothing-here', { headers: { 'x-request-id': 'req_forged' } });
+    const r = await env.call('GET', '/v1/posts/post_nothing_here', {
+      headers: { 'x-request-id': 'req_forged' },
+    });
     expect(r.headers['x-request-id']).not.toBe('req_forged');
   });
 

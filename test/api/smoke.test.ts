@@ -21,6 +21,7 @@ describe('smoke', () => {
     expect(me.json.email_verified).toBe(true);
   });
   it('unknown path is a problem', async () => {
-    expectProblem(await env.call('GET', '/v1/nope'), 404, 'not_found');
+    // No operation of the contract describes a path that does not exist.
+    expectProblem(await env.call('GET', '/v1/nope', { unchecked: true }), 404, 'not_found');
   });
 });

@@ -8,7 +8,7 @@ import { PRICES } from '../../src/core/pricing.js';
 import { POLICY_URI, PRICING_URI } from '../../src/mcp/server.js';
 import { tools as toolDefinitions } from '../../src/mcp/tools.js';
 import { fundedAccount, newAccount, type TestAccount, uniq, wordsExactly } from '../helpers/flows.js';
-import { BASE_URL, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { BASE_URL, fetchReply, startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { story } from '../helpers/stories.js';
 
 /** The SDK's own client over real HTTP against a listening server. */
@@ -108,7 +108,8 @@ const ok = (r: CallToolResult): Json => {
 };
 
 async function rest(method: string, path: string, o: { key?: string; body?: unknown } = {}) {
-  const res = await fetch(`${base}${path}`, {
+  // Checked against /openapi.json like every env.call.
+  return fetchReply(env, `${base}${path}`, {
     method,
     headers: {
       ...(o.key ? { authorization: `Bearer ${o.key}` } : {}),
@@ -116,8 +117,6 @@ async function rest(method: string, path: string, o: { key?: string; body?: unkn
     },
     ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
   });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
 }
 
 /** The account link is fresh on every read; everything else must match. */
@@ -138,8 +137,9 @@ const initialize = {
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
+/** A raw MCP request, checked against POST /mcp in /openapi.json. */
 const rawMcp = (headers: Record<string, string>) =>
-  fetch(`${base}/mcp`, {
+  fetchReply(env, `${base}/mcp`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -187,7 +187,7 @@ describe('MCP at /mcp with the SDK client', () => {
     const again = await call(client, 'post_story', { ...body, idempotency_key: key });
     expect(ok(again).id).toBe(post.id);
     expect(again._meta?.['idempotent-replayed']).toBe('true');
-    const viaRest = await fetch(`${base}/v1/posts`, {
+    const viaRest = await fetchReply(env, `${base}/v1/posts`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -197,8 +197,8 @@ describe('MCP at /mcp with the SDK client', () => {
       body: JSON.stringify(body),
     });
     expect(viaRest.status).toBe(202);
-    expect(viaRest.headers.get('idempotent-replayed')).toBe('true');
-    expect(((await viaRest.json()) as { id: string }).id).toBe(post.id);
+    expect(viaRest.headers['idempotent-replayed']).toBe('true');
+    expect(viaRest.json.id).toBe(post.id);
     expect(await balance(acct.id)).toBe(1_000_000 - PRICES.post);
     expect(await ledgerSum(env.platform.database.db, acct.id)).toBe(1_000_000 - PRICES.post);
     const reused = problemOf(
@@ -379,20 +379,18 @@ describe('MCP at /mcp with the SDK client', () => {
   it('answers 401 with WWW-Authenticate to a wrong key, and 403 to a foreign Origin', async () => {
     const wrong = await rawMcp({ authorization: 'Bearer ap_key_wrong' });
     expect(wrong.status).toBe(401);
-    expect(wrong.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(wrong.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(((await wrong.json()) as { code: string }).code).toBe('unauthorized');
+    expect(wrong.headers['www-authenticate']).toMatch(/^Bearer/);
+    expect(wrong.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(wrong.json.code).toBe('unauthorized');
     await expect(connect('ap_key_wrong')).rejects.toThrow();
 
     const foreign = await rawMcp({ origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
-    expect(((await foreign.json()) as { code: string }).code).toBe('forbidden');
+    expect(foreign.json.code).toBe('forbidden');
     expect((await rawMcp({ origin: 'null' })).status).toBe(403);
     const own = await rawMcp({ origin: new URL(BASE_URL).origin });
     expect(own.status).toBe(200);
-    expect(((await own.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe(
-      'agentpress',
-    );
+    expect(own.json.result.serverInfo.name).toBe('agentpress');
     const get = await fetch(`${base}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');

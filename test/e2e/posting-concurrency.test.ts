@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post as ledgerPost, ledgerSum } from '../../src/core/billing/ledger.js';
 import { accounts, posts } from '../../src/db/schema.js';
 import { newAccount } from '../helpers/flows.js';
-import { startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { fetchReply, startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { story } from '../helpers/stories.js';
 
 /** Truly concurrent requests: a listening server and 50 fetches in flight at once. */
@@ -18,12 +18,13 @@ beforeAll(async () => {
 afterAll(async () => env?.close());
 
 async function postStory(key: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}/v1/posts`, {
+  // Checked against /openapi.json like every env.call.
+  const res = await fetchReply(env, `${base}/v1/posts`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
     body: JSON.stringify(body),
   });
-  return { status: res.status, json: (await res.json()) as { id?: string; code?: string } };
+  return { status: res.status, json: res.json as { id?: string; code?: string } };
 }
 
 async function funded(amount: number) {

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from
 import type { Resolver } from '../../src/core/webhooks/url-policy.js';
 import { type Database, migrate, openDatabase } from '../../src/db/client.js';
 import { webhookDeliveries, webhookEndpoints } from '../../src/db/schema.js';
+import { WebhookContract } from '../helpers/asyncapi.js';
 import { TestClock } from '../helpers/clock.js';
 import { expectProblem, fundedAccount, newAccount, wordsExactly } from '../helpers/flows.js';
 import { openTestDatabase, startTestEnv, type TestEnv } from '../helpers/harness.js';
@@ -29,7 +30,12 @@ interface Hit {
   headers: IncomingHttpHeaders;
   verified: boolean;
   error?: string;
+  /** Where the delivery breaks /asyncapi.json (payload schema of its kind, Standard Webhooks headers). */
+  contract: string[];
 }
+
+/** Built from /asyncapi.json as the app serves it; every receiver checks every delivery with it. */
+let webhookContract: WebhookContract | undefined;
 
 interface Answer {
   status: number;
@@ -76,6 +82,7 @@ class Receiver {
           body,
           headers: req.headers,
           verified: false,
+          contract: webhookContract?.check(req.headers, body) ?? ['no /asyncapi.json contract loaded'],
         };
         try {
           const payload = verifyAt(this.now(), this.secret, body, req.headers) as {
@@ -127,6 +134,14 @@ function expectAllVerified(rx: Receiver) {
   expect(
     rx.hits.filter((h) => !h.verified).map((h) => h.error),
     'every delivery verifies with standardwebhooks',
+  ).toEqual([]);
+  expectContractKept(rx);
+}
+
+function expectContractKept(rx: Receiver) {
+  expect(
+    rx.hits.flatMap((h) => h.contract),
+    'every delivery keeps /asyncapi.json',
   ).toEqual([]);
 }
 
@@ -180,13 +195,22 @@ const registered: { key: string; id: string }[] = [];
 
 beforeAll(async () => {
   env = await startTestEnv({ env: { WEBHOOK_ALLOW_TARGETS: '127.0.0.1' }, webhookTimeoutMs: 1500 });
+  webhookContract = new WebhookContract((await env.call('GET', '/asyncapi.json')).json);
 });
-afterAll(async () => env?.close());
+afterAll(async () => {
+  // The receivers above checked every delivery; make sure there were some to check.
+  expect(webhookContract?.checked).toBeGreaterThan(10);
+  expect(webhookContract?.mismatches).toBe(0);
+  await env?.close();
+});
 
 /** Every test leaves nothing pending: its endpoints are deleted (cancelling retries), its receivers closed. */
 afterEach(async () => {
   for (const { key, id } of registered.splice(0)) await env.call('DELETE', `/v1/webhooks/${id}`, { key });
-  for (const rx of receivers.splice(0)) await rx.close();
+  for (const rx of receivers.splice(0)) {
+    await rx.close();
+    expectContractKept(rx);
+  }
 });
 
 async function receiver(): Promise<Receiver> {

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -11,6 +11,42 @@ import { JobQueue } from '../../src/jobs/queue.js';
  * a clean copy in about a second: a PGlite snapshot, or a PostgreSQL `CREATE DATABASE … TEMPLATE`.
  */
 export default async function setup(project: TestProject) {
+  const statsDir = mkdtempSync(join(tmpdir(), 'agentpress-contract-'));
+  project.provide('contractStatsDir', statsDir);
+  const teardown = await setupDatabase(project);
+  return async () => {
+    await teardown?.();
+    reportContractStats(statsDir);
+  };
+}
+
+/** Sums what every test process checked against /openapi.json (test/helpers/contract.ts) and prints it. */
+function reportContractStats(dir: string) {
+  const ops = new Set<string>();
+  const responses = new Set<string>();
+  let checked = 0;
+  let mismatches = 0;
+  let unchecked = 0;
+  let documentOperations = 0;
+  let documentResponses = 0;
+  for (const f of readdirSync(dir)) {
+    const s = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    for (const o of s.operationsSeen) ops.add(o);
+    for (const r of s.responsesSeen) responses.add(r);
+    checked += s.checked;
+    mismatches += s.mismatches;
+    unchecked += s.unchecked;
+    documentOperations = Math.max(documentOperations, s.documentOperations);
+    documentResponses = Math.max(documentResponses, s.documentResponses);
+  }
+  if (checked + unchecked === 0) return;
+  console.log(
+    `contract: ${checked} responses checked against /openapi.json (${mismatches} mismatches, ${unchecked} unchecked); ` +
+      `${ops.size}/${documentOperations} operations and ${responses.size}/${documentResponses} declared responses exercised`,
+  );
+}
+
+async function setupDatabase(project: TestProject) {
   const url = process.env.DATABASE_URL;
   if (url) {
     const name = `agentpress_tpl_${process.pid}`;
@@ -61,5 +97,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     templateDatabase: string;
     templateSnapshot: string;
+    contractStatsDir: string;
   }
 }

@@ -7,11 +7,13 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { Mailer } from '../../src/core/mail/mailer.js';
+import type { PaymentProvider } from '../../src/core/payments/provider.js';
 import type { Resolver } from '../../src/core/webhooks/url-policy.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { type App, buildApp } from '../../src/http/app.js';
 import { createPlatform, type Platform } from '../../src/platform.js';
 import { TestClock } from './clock.js';
+import { ContractValidator, contractStats, enforceContract, writeContractStats } from './contract.js';
 import { cloneDatabasePrefix, withDatabase } from './global-setup.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -50,6 +52,11 @@ export interface CallOptions {
   raw?: string;
   headers?: Record<string, string>;
   ip?: string;
+  /**
+   * Skip the check against /openapi.json. Only for a test that deliberately sends what the
+   * contract cannot describe (an unknown path, a method the path does not take).
+   */
+  unchecked?: boolean;
 }
 
 export interface TestEnv {
@@ -57,6 +64,8 @@ export interface TestEnv {
   app: App;
   clock: TestClock;
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
+  /** The contract checker built from this app's /openapi.json. */
+  contract(): ContractValidator;
   close(): Promise<void>;
 }
 
@@ -64,6 +73,8 @@ export interface TestEnvOptions {
   clock?: TestClock;
   env?: Record<string, string>;
   mailer?: Mailer;
+  /** A payment provider a test controls (default: as PAYMENTS selects). */
+  payments?: PaymentProvider;
   /** DNS for webhook URLs (a fake that tests control). */
   resolver?: Resolver;
   webhookTimeoutMs?: number;
@@ -93,6 +104,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     database,
     statusCacheMs: 0,
     ...(opts.mailer ? { mailer: opts.mailer } : {}),
+    ...(opts.payments ? { payments: opts.payments } : {}),
     ...(opts.resolver ? { resolver: opts.resolver } : {}),
     ...(opts.webhookTimeoutMs ? { webhookTimeoutMs: opts.webhookTimeoutMs } : {}),
     log: { info() {}, warn() {}, error: (o) => console.error(o) },
@@ -102,10 +114,16 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     ...(opts.ceilingKeyPrefix ? { ceilingKeyPrefix: opts.ceilingKeyPrefix } : {}),
   });
   await app.ready();
+  let validator: ContractValidator | undefined;
+  const contract = () => {
+    validator ??= new ContractValidator(app.swagger() as unknown as Record<string, unknown>);
+    return validator;
+  };
   return {
     platform,
     app,
     clock,
+    contract,
     async call(method, path, o = {}) {
       const headers: Record<string, string> = {
         accept: 'application/json',
@@ -132,11 +150,55 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
       } catch {
         json = undefined;
       }
+      if (o.unchecked) contractStats.unchecked++;
+      else
+        enforceContract(contract(), {
+          method,
+          url: path,
+          status: res.statusCode,
+          headers: res.headers,
+          body: res.body,
+        });
       return { status: res.statusCode, headers: res.headers, text: res.body, json };
     },
     async close() {
+      writeContractStats(inject('contractStatsDir'));
       await app.close();
       await platform.close();
     },
   };
+}
+
+/**
+ * `fetch` for tests that talk to a listening server over real HTTP: the reply is read like
+ * `env.call`'s and checked against the contract of `env` (the app behind `base`).
+ */
+export async function fetchReply(
+  env: TestEnv,
+  url: string,
+  init: RequestInit & { unchecked?: boolean } = {},
+): Promise<Reply> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  const headers: Reply['headers'] = {};
+  res.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
+  const u = new URL(url);
+  if (init.unchecked) contractStats.unchecked++;
+  else
+    enforceContract(env.contract(), {
+      method: init.method ?? 'GET',
+      url: `${u.pathname}${u.search}`,
+      status: res.status,
+      headers,
+      body: text,
+    });
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers, text, json };
 }

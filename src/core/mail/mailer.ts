@@ -1,5 +1,6 @@
 import { desc, eq } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { mailOutbox } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
@@ -91,7 +92,21 @@ export class SmtpMailer implements Mailer {
   }
 }
 
-export async function listOutbox(db: Db, to: string | undefined, limit = 50) {
+/** GET /v1/admin/outbox items. */
+export const outboxMessage = z.object({
+  id: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  reply_to: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export async function listOutbox(
+  db: Db,
+  to: string | undefined,
+  limit = 50,
+): Promise<z.infer<typeof outboxMessage>[]> {
   const rows = await db
     .select()
     .from(mailOutbox)

@@ -4,7 +4,7 @@ import type { Executor } from '../../db/client.js';
 import { posts } from '../../db/schema.js';
 import type { Deps } from '../context.js';
 import { POLICY } from '../policy/document.js';
-import { type OwnPost, toOwn } from '../posts/views.js';
+import { type OwnPost, ownPost, toOwn } from '../posts/views.js';
 import { Problem } from '../problems.js';
 import type { Events } from '../webhooks/events.js';
 import { eventFor } from './moderation.js';
@@ -29,6 +29,13 @@ export const decisionBody = z
 
 export const removeBody = z.strictObject({ reason: z.string().trim().min(1).max(2000) });
 
+/** GET /v1/admin/review items: the post with its author and what the rules and the model said. */
+export const reviewItem = ownPost.extend({
+  account_id: z.string(),
+  prefilter: z.record(z.string(), z.unknown()).nullable(),
+  model: z.record(z.string(), z.unknown()).nullable(),
+});
+
 export interface ReviewItem extends OwnPost {
   account_id: string;
   prefilter: Record<string, unknown> | null;
@@ -40,6 +47,8 @@ export class Staff {
   constructor(
     private readonly deps: Deps,
     private readonly events: Events,
+    /** Runs after a fine commits: auto-recharge and the low-balance e-mail. */
+    private readonly watch?: { afterDebit(accountId: string): Promise<void> },
   ) {}
 
   async reviewQueue(limit = 100): Promise<ReviewItem[]> {
@@ -60,7 +69,7 @@ export class Staff {
   /** A person's rejection in an abuse category strikes (a person can; rules alone never do). */
   async decide(postId: string, input: z.infer<typeof decisionBody>): Promise<OwnPost> {
     const { db, clock, baseUrl } = this.deps;
-    return db.transaction(async (tx) => {
+    const view = await db.transaction(async (tx) => {
       const applied = await decideReview(tx, clock, postId, {
         decision: input.decision,
         ...(input.category ? { category: input.category } : {}),
@@ -70,10 +79,16 @@ export class Staff {
         source: 'person',
       });
       if (!applied) throw await notIn(tx, postId, 'review');
-      const view = toOwn(applied.post, baseUrl);
-      await this.events.emitPost(tx, applied.post.accountId, eventFor(applied.post.status), view);
-      return view;
+      const own = toOwn(applied.post, baseUrl);
+      await this.events.emitPost(tx, applied.post.accountId, eventFor(applied.post.status), own);
+      return own;
     });
+    const fined = view.status === 'rejected' && view.rejection?.category !== 'low_quality';
+    if (fined) {
+      const [row] = await db.select({ accountId: posts.accountId }).from(posts).where(eq(posts.id, postId));
+      if (row) await this.watch?.afterDebit(row.accountId);
+    }
+    return view;
   }
 
   /** A person removes a published post (event post.removed). No money moves. */

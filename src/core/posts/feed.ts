@@ -1,5 +1,29 @@
+import { z } from 'zod';
 import type { PublicPost } from './views.js';
 import { CONTENT_TRUST, LICENSE } from './views.js';
+
+const feedItemBase = {
+  id: z.string(),
+  url: z.string().optional(),
+  title: z.string().optional(),
+  date_published: z.string().optional(),
+};
+
+/** The members JSON Feed 1.1 requires (version, title, items with id and content_text or content_html). */
+export const jsonFeedSchema = z
+  .looseObject({
+    version: z.literal('https://jsonfeed.org/version/1.1'),
+    title: z.string(),
+    home_page_url: z.string().optional(),
+    feed_url: z.string().optional(),
+    items: z.array(
+      z.union([
+        z.looseObject({ ...feedItemBase, content_text: z.string() }),
+        z.looseObject({ ...feedItemBase, content_html: z.string() }),
+      ]),
+    ),
+  })
+  .describe('JSON Feed 1.1 (https://jsonfeed.org/version/1.1). Item text is untrusted user content.');
 
 /** JSON Feed 1.1 (https://jsonfeed.org/version/1.1) of published posts. */
 export function jsonFeed(opts: {

@@ -16,6 +16,18 @@ export const reportBody = z.strictObject({
   detail: z.string().trim().max(2000).optional(),
 });
 
+/** GET /v1/admin/reports items. */
+export const reportView = z.object({
+  id: z.string(),
+  post_id: z.string(),
+  site: z.string(),
+  category: z.string(),
+  detail: z.string().nullable(),
+  status: z.string(),
+  created_at: z.string(),
+});
+export type ReportView = z.infer<typeof reportView>;
+
 export const reportAck = z.object({
   id: z.string(),
   status: z.literal('received'),
@@ -60,7 +72,7 @@ export class Reports {
     });
   }
 
-  async list(limit = 100) {
+  async list(limit = 100): Promise<ReportView[]> {
     const rows = await this.deps.db.select().from(reports).orderBy(desc(reports.createdAt)).limit(limit);
     return rows.map((r) => ({
       id: r.id,

@@ -35,6 +35,8 @@ export const createdWebhook = webhookView.extend({
 });
 export const webhookIdParams = z.object({ id: z.string().min(1).max(64) });
 export const webhookList = z.object({ data: z.array(webhookView), next_cursor: z.null() });
+/** The MCP tool delete_webhook (REST answers 204 with no body). */
+export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) });
 export const webhookTestAck = z.object({ delivery_id: z.string(), status: z.literal('queued') });
 
 export const deliveryView = z.object({
@@ -115,12 +117,17 @@ export class WebhookEndpoints {
   }
 
   async list(p: Principal): Promise<z.infer<typeof webhookList>> {
+    return { data: await this.overview(p.accountId), next_cursor: null };
+  }
+
+  /** The account's live endpoints (no secrets); the owner's page shows them too. */
+  async overview(accountId: string): Promise<z.infer<typeof webhookView>[]> {
     const rows = await this.deps.db
       .select()
       .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.accountId, p.accountId), isNull(webhookEndpoints.deletedAt)))
+      .where(and(eq(webhookEndpoints.accountId, accountId), isNull(webhookEndpoints.deletedAt)))
       .orderBy(desc(webhookEndpoints.createdAt));
-    return { data: rows.map(view), next_cursor: null };
+    return rows.map(view);
   }
 
   private async own(p: Principal, id: string): Promise<EndpointRow> {

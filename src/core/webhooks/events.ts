@@ -1,15 +1,35 @@
 import { and, eq, isNull } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../clock.js';
-import type { OwnPost } from '../posts/views.js';
+import { type OwnPost, ownPost } from '../posts/views.js';
 import { newId } from '../secrets.js';
 
 export const POST_EVENTS = ['post.published', 'post.rejected', 'post.review', 'post.removed'] as const;
 export const EVENT_TYPES = [...POST_EVENTS, 'webhook.test'] as const;
 export type PostEventType = (typeof POST_EVENTS)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
+
+const timestamp = z.iso.datetime().describe('When the event happened (RFC 3339, UTC).');
+
+/** The body of each event kind, as delivered; /asyncapi.json is generated from these. */
+const postEvent = (type: PostEventType) =>
+  z.strictObject({ type: z.literal(type), timestamp, data: z.strictObject({ post: ownPost }) });
+
+/** The body of each event kind, as delivered; /asyncapi.json is generated from these. */
+export const EVENT_PAYLOADS: Record<EventType, z.ZodType> = {
+  'post.published': postEvent('post.published'),
+  'post.rejected': postEvent('post.rejected'),
+  'post.review': postEvent('post.review'),
+  'post.removed': postEvent('post.removed'),
+  'webhook.test': z.strictObject({
+    type: z.literal('webhook.test'),
+    timestamp,
+    data: z.strictObject({ endpoint_id: z.string(), message: z.string() }),
+  }),
+};
 
 export interface EventBody {
   type: EventType;

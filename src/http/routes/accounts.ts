@@ -8,22 +8,22 @@ import {
   patchAccountBody,
 } from '../../core/accounts/schemas.js';
 import type { AppContext } from '../app.js';
-
-const keyed = [{ apiKey: [] }];
+import { KEYED, operation, PUBLIC } from '../operation.js';
 
 export async function accountRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { accounts } = platform.services;
+  const { accounts, deletion } = platform.services;
 
   r.post(
     '/v1/accounts',
     {
-      schema: {
+      schema: operation({
         tags: ['accounts'],
         summary: 'Create an account; returns the API key once and the owner link',
+        security: PUBLIC,
         body: createAccountBody,
-        response: { 201: createAccountResponse },
-      },
+        responses: { 201: createAccountResponse },
+      }),
     },
     async (req, reply) => reply.code(201).send(await accounts.create(req.body)),
   );
@@ -31,12 +31,13 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
   r.get(
     '/v1/account',
     {
-      schema: {
+      schema: operation({
         tags: ['accounts'],
         summary: 'The account of the calling key',
-        security: keyed,
-        response: { 200: accountView },
-      },
+        security: KEYED,
+        responses: { 200: accountView },
+        problems: ['not_found'],
+      }),
     },
     async (req) => accounts.view((await auth.agent(req)).accountId),
   );
@@ -44,13 +45,14 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
   r.patch(
     '/v1/account',
     {
-      schema: {
+      schema: operation({
         tags: ['accounts'],
         summary: 'Turn auto-recharge off (turning it on needs the owner: 403 with account_url)',
-        security: keyed,
+        security: KEYED,
         body: patchAccountBody,
-        response: { 200: accountView },
-      },
+        responses: { 200: accountView },
+        problems: ['owner_action_required', 'not_found'],
+      }),
     },
     async (req) => accounts.setAutoRecharge(await auth.agent(req), req.body.auto_recharge.enabled),
   );
@@ -58,13 +60,15 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
   r.delete(
     '/v1/account',
     {
-      schema: {
+      schema: operation({
         tags: ['accounts'],
-        summary: 'Ask the owner to delete the account; returns the account_url where they confirm',
-        security: keyed,
-        response: { 202: deleteAccountResponse },
-      },
+        summary:
+          'Ask the owner to delete the account: 202 with status pending_deletion and the account_url where the owner confirms or cancels',
+        security: KEYED,
+        responses: { 202: deleteAccountResponse },
+        problems: ['not_found'],
+      }),
     },
-    async (req, reply) => reply.code(202).send(await accounts.requestDeletion(await auth.agent(req))),
+    async (req, reply) => reply.code(202).send(await deletion.request((await auth.agent(req)).accountId)),
   );
 }

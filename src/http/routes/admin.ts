@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listOutbox } from '../../core/mail/mailer.js';
-import { decisionBody, removeBody } from '../../core/moderation/staff.js';
+import { listOutbox, outboxMessage } from '../../core/mail/mailer.js';
+import { decisionBody, removeBody, reviewItem } from '../../core/moderation/staff.js';
 import { postIdParams } from '../../core/posts/schemas.js';
 import { ownPost } from '../../core/posts/views.js';
+import { reportView } from '../../core/reports/reports.js';
 import type { AppContext } from '../app.js';
+import { operation, STAFF } from '../operation.js';
 
-const staff = [{ adminToken: [] }];
+const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.null() });
 
 /** /v1/admin/*: what the /admin console does, as JSON, for tools and tests. */
 export async function adminRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
@@ -20,22 +22,30 @@ export async function adminRoutes(app: FastifyInstance, { platform, auth }: AppC
   r.get(
     '/v1/admin/outbox',
     {
-      schema: {
+      schema: operation({
         tags: ['staff'],
         summary: 'Mail kept by the outbox transport, newest first',
-        security: staff,
+        security: STAFF,
         querystring: z.object({
           to: z.string().optional(),
           limit: z.coerce.number().int().min(1).max(100).default(50),
         }),
-      },
+        responses: { 200: z.object({ data: z.array(outboxMessage) }) },
+      }),
     },
     async (req) => ({ data: await listOutbox(platform.database.db, req.query.to, req.query.limit) }),
   );
 
   r.get(
     '/v1/admin/review',
-    { schema: { tags: ['staff'], summary: 'Posts waiting for a person', security: staff } },
+    {
+      schema: operation({
+        tags: ['staff'],
+        summary: 'Posts waiting for a person',
+        security: STAFF,
+        responses: { 200: list(reviewItem) },
+      }),
+    },
     async () => ({
       data: await s.staff.reviewQueue(),
       next_cursor: null,
@@ -45,14 +55,15 @@ export async function adminRoutes(app: FastifyInstance, { platform, auth }: AppC
   r.post(
     '/v1/admin/posts/:id/decision',
     {
-      schema: {
+      schema: operation({
         tags: ['staff'],
         summary: 'Decide a post in review: publish, or reject with a category (an abuse category strikes)',
-        security: staff,
+        security: STAFF,
         params: postIdParams,
         body: decisionBody,
-        response: { 200: ownPost },
-      },
+        responses: { 200: ownPost },
+        problems: ['not_found', 'invalid_state'],
+      }),
     },
     async (req) => s.staff.decide(req.params.id, req.body),
   );
@@ -60,21 +71,29 @@ export async function adminRoutes(app: FastifyInstance, { platform, auth }: AppC
   r.post(
     '/v1/admin/posts/:id/remove',
     {
-      schema: {
+      schema: operation({
         tags: ['staff'],
         summary: 'Remove a published post (event post.removed)',
-        security: staff,
+        security: STAFF,
         params: postIdParams,
         body: removeBody,
-        response: { 200: ownPost },
-      },
+        responses: { 200: ownPost },
+        problems: ['not_found', 'invalid_state'],
+      }),
     },
     async (req) => s.staff.remove(req.params.id, req.body.reason),
   );
 
   r.get(
     '/v1/admin/reports',
-    { schema: { tags: ['staff'], summary: 'Reports, newest first', security: staff } },
+    {
+      schema: operation({
+        tags: ['staff'],
+        summary: 'Reports, newest first',
+        security: STAFF,
+        responses: { 200: list(reportView) },
+      }),
+    },
     async () => ({
       data: await s.reports.list(),
       next_cursor: null,

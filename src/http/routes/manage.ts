@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accountView } from '../../core/accounts/schemas.js';
+import { confirmDeletionBody, deletionResult } from '../../core/accounts/deletion.js';
+import { accountView, deleteAccountResponse } from '../../core/accounts/schemas.js';
+import { autoRechargeBody, autoRechargeSettings } from '../../core/billing/auto-recharge.js';
+import { cardBody, cardSetupView } from '../../core/billing/cards.js';
+import { ledgerPage, ledgerQuery } from '../../core/billing/history.js';
 import { topUpBody, topUpView } from '../../core/billing/top-ups.js';
 import type { AppContext } from '../app.js';
-
-const owner = [{ ownerSession: [] }];
+import { OWNER, operation, PUBLIC } from '../operation.js';
 
 export const sessionBody = z.strictObject({
   token: z.string().min(1).max(200).describe('The token query parameter of account_url'),
@@ -17,21 +20,25 @@ export const sessionBody = z.strictObject({
 
 export async function manageRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { ownerSessions, keys, topUps, accounts } = platform.services;
+  const { ownerSessions, keys, topUps, accounts, cards, autoRecharge, history, deletion } = platform.services;
+  /** Where the provider's page sends the owner back. */
+  const returnUrl = `${platform.config.baseUrl}/account`;
 
   r.post(
     '/v1/manage/session',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary:
           'Owner proof: {token} e-mails a six-digit code (202); {token, code} opens the owner session (200)',
+        security: PUBLIC,
         body: sessionBody,
-        response: {
+        responses: {
           200: z.object({ owner_token: z.string(), expires_at: z.string(), account_id: z.string() }),
           202: z.object({ sent_to: z.string(), expires_at: z.string() }),
         },
-      },
+        problems: ['link_expired', 'invalid_code', 'too_many_attempts', 'rate_limited'],
+      }),
     },
     async (req, reply) => {
       const { token, code } = req.body;
@@ -43,12 +50,13 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.get(
     '/v1/manage/account',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'The account, as its owner sees it',
-        security: owner,
-        response: { 200: accountView },
-      },
+        security: OWNER,
+        responses: { 200: accountView },
+        problems: ['not_found'],
+      }),
     },
     async (req) => accounts.view(await auth.owner(req)),
   );
@@ -63,12 +71,12 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.get(
     '/v1/manage/keys',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'Live API keys (prefixes only)',
-        security: owner,
-        response: { 200: z.object({ data: z.array(keyView), next_cursor: z.null() }) },
-      },
+        security: OWNER,
+        responses: { 200: z.object({ data: z.array(keyView), next_cursor: z.null() }) },
+      }),
     },
     async (req) => ({ data: await keys.list(await auth.owner(req)), next_cursor: null }),
   );
@@ -76,14 +84,15 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.post(
     '/v1/manage/keys',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'Create an API key (at most 20 live keys: 409 too_many_keys)',
-        security: owner,
+        security: OWNER,
         // Fastify hands a missing body to the validator as null, so `.optional()` alone would refuse it.
         body: z.strictObject({}).nullish(),
-        response: { 201: z.object({ id: z.string(), api_key: z.string(), prefix: z.string() }) },
-      },
+        responses: { 201: z.object({ id: z.string(), api_key: z.string(), prefix: z.string() }) },
+        problems: ['too_many_keys', 'not_found'],
+      }),
     },
     async (req, reply) => reply.code(201).send(await keys.createForOwner(await auth.owner(req))),
   );
@@ -91,12 +100,14 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.delete(
     '/v1/manage/keys/:id',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
         summary: 'Revoke an API key; it stops working at once',
-        security: owner,
+        security: OWNER,
         params: z.object({ id: z.string() }),
-      },
+        responses: { 204: null },
+        problems: ['not_found'],
+      }),
     },
     async (req, reply) => {
       await keys.revoke(await auth.owner(req), req.params.id);
@@ -107,14 +118,132 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
   r.post(
     '/v1/manage/top-ups',
     {
-      schema: {
+      schema: operation({
         tags: ['owner'],
-        summary: 'Add money to the balance',
-        security: owner,
+        summary:
+          'Add money to the balance: 201 when settled (test provider, or the card on file); 202 with checkout_url when the owner pays on Stripe Checkout',
+        security: OWNER,
         body: topUpBody,
-        response: { 201: topUpView },
-      },
+        responses: { 201: topUpView, 202: topUpView },
+        problems: ['payment_failed', 'not_found'],
+      }),
     },
-    async (req, reply) => reply.code(201).send(await topUps.create(await auth.owner(req), req.body)),
+    async (req, reply) => {
+      const t = await topUps.create(await auth.owner(req), req.body, returnUrl);
+      return reply.code(t.status === 'pending' ? 202 : 201).send(t);
+    },
+  );
+
+  r.get(
+    '/v1/manage/ledger',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary: 'Ledger history, newest first: every charge, refund, top-up and recharge',
+        security: OWNER,
+        querystring: ledgerQuery,
+        responses: { 200: ledgerPage },
+      }),
+    },
+    async (req) => history.list(await auth.owner(req), req.query),
+  );
+
+  r.post(
+    '/v1/manage/card',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary:
+          'Save a card: 201 with brand and last4 (test provider, from a test card number); 202 with checkout_url (Stripe Checkout in setup mode)',
+        security: OWNER,
+        body: cardBody,
+        responses: { 201: cardSetupView, 202: cardSetupView },
+        problems: ['card_declined', 'not_found'],
+      }),
+    },
+    async (req, reply) => {
+      const r = await cards.setup(await auth.owner(req), req.body, returnUrl);
+      return reply.code(r.status === 'saved' ? 201 : 202).send(r);
+    },
+  );
+
+  r.delete(
+    '/v1/manage/card',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary: 'Forget the card on file; auto-recharge turns off with it',
+        security: OWNER,
+        responses: { 204: null },
+      }),
+    },
+    async (req, reply) => {
+      await cards.remove(await auth.owner(req));
+      return reply.code(204).send();
+    },
+  );
+
+  r.put(
+    '/v1/manage/auto-recharge',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary: 'Auto-recharge settings; turning it on needs a card (409 card_required)',
+        security: OWNER,
+        body: autoRechargeBody,
+        responses: { 200: autoRechargeSettings },
+        problems: ['card_required', 'not_found'],
+      }),
+    },
+    async (req) => autoRecharge.configure(await auth.owner(req), req.body),
+  );
+
+  r.post(
+    '/v1/manage/deletion',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary:
+          'Request deletion on the page (the same as DELETE /v1/account by the agent); confirm or cancel next',
+        security: OWNER,
+        body: z.strictObject({}).nullish(),
+        responses: { 202: deleteAccountResponse },
+      }),
+    },
+    async (req, reply) => reply.code(202).send(await deletion.request(await auth.owner(req))),
+  );
+
+  r.post(
+    '/v1/manage/deletion/cancel',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary: 'Cancel a requested deletion (409 invalid_state when none is pending)',
+        security: OWNER,
+        body: z.strictObject({}).nullish(),
+        responses: { 200: z.object({ status: z.literal('active') }) },
+        problems: ['invalid_state'],
+      }),
+    },
+    async (req) => {
+      await deletion.cancel(await auth.owner(req));
+      return { status: 'active' as const };
+    },
+  );
+
+  r.post(
+    '/v1/manage/deletion/confirm',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary:
+          'Delete the account for good: keys stop working, data is erased, posts stay up; {refund: true} returns the unused balance to the card',
+        security: OWNER,
+        body: confirmDeletionBody,
+        responses: { 200: deletionResult },
+        problems: ['invalid_state', 'not_found'],
+      }),
+    },
+    async (req) => deletion.confirm(await auth.owner(req), req.body),
   );
 }

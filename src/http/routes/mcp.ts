@@ -1,10 +1,12 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { Problem, problemBody } from '../../core/problems.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { AppContext } from '../app.js';
 import { sendProblem } from '../errors.js';
+import { OPTIONAL_KEY, operation } from '../operation.js';
 
 /**
  * The MCP face: streamable HTTP at /mcp, stateless (a fresh server and transport per request, so
@@ -34,11 +36,18 @@ export async function mcpRoutes(app: FastifyInstance, { platform, auth }: AppCon
   app.post(
     '/mcp',
     {
-      schema: {
+      schema: operation({
         tags: ['mcp'],
         summary: 'MCP over streamable HTTP (stateless, JSON responses): the same operations as tools',
-        security: [{}, { apiKey: [] }],
-      },
+        description:
+          'A JSON-RPC 2.0 message of the Model Context Protocol (streamable HTTP transport). Without a key the connection is keyless: the keyed tools answer the unauthorized problem as a tool error. A wrong key is 401; a foreign Origin is 403.',
+        security: OPTIONAL_KEY,
+        responses: {
+          200: z.looseObject({ jsonrpc: z.literal('2.0') }).describe('The JSON-RPC response'),
+          202: null,
+        },
+        problems: ['forbidden'],
+      }),
     },
     async (req, reply) => {
       checkOrigin(req);

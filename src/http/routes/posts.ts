@@ -2,13 +2,18 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PostingResponse } from '../../core/posts/posts.js';
-import { createQuery, listQuery, postIdParams, postList } from '../../core/posts/schemas.js';
-import { ownPost, publicPost } from '../../core/posts/views.js';
+import {
+  createQuery,
+  dryRunResult,
+  listQuery,
+  postIdParams,
+  postList,
+  postView,
+} from '../../core/posts/schemas.js';
+import { ownPost } from '../../core/posts/views.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
-
-const keyed = [{ apiKey: [] }];
-const optionalKey: Record<string, string[]>[] = [{}, { apiKey: [] }];
+import { KEYED, OPTIONAL_KEY, operation } from '../operation.js';
 
 export function sendPosting(reply: FastifyReply, r: PostingResponse) {
   for (const [k, v] of Object.entries(r.headers)) reply.header(k, v);
@@ -28,14 +33,25 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
   r.post(
     '/v1/posts',
     {
-      schema: {
+      schema: operation({
         tags: ['posts'],
         summary:
           'Post: validate, charge and queue for moderation (202); ?dry_run=true checks without charging',
-        security: keyed,
+        security: KEYED,
         querystring: createQuery,
         headers: z.object({ 'idempotency-key': z.string().optional() }),
-      },
+        // The body is validated in core by the site's own schema (see the requestBody oneOf).
+        responses: { 202: ownPost, 200: dryRunResult },
+        responseHeaders: { 202: ['retry-after', 'idempotent-replayed?'] },
+        problems: [
+          'insufficient_balance',
+          'account_banned',
+          'invalid_idempotency_key',
+          'idempotency_key_reused',
+          'idempotency_key_in_use',
+          'not_found',
+        ],
+      }),
     },
     async (req, reply) => {
       const principal = await auth.agent(req);
@@ -50,13 +66,14 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
   r.get(
     '/v1/posts',
     {
-      schema: {
+      schema: operation({
         tags: ['posts'],
         summary: 'Newest published posts of this site; free and unmetered',
-        security: optionalKey,
+        security: OPTIONAL_KEY,
         querystring: listQuery,
-        response: { 200: postList },
-      },
+        responses: { 200: postList },
+        problems: ['not_found'],
+      }),
     },
     async (req) => {
       await auth.optionalAgent(req);
@@ -67,14 +84,15 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
   r.get(
     '/v1/posts/:id',
     {
-      schema: {
+      schema: operation({
         tags: ['posts'],
         summary:
           'A published post; the key that posted it also sees status, moderation estimate and rejection',
-        security: optionalKey,
+        security: OPTIONAL_KEY,
         params: postIdParams,
-        response: { 200: z.union([ownPost, publicPost]) },
-      },
+        responses: { 200: postView },
+        problems: ['not_found'],
+      }),
     },
     async (req) => posts.get(req.params.id, await auth.optionalAgent(req)),
   );
@@ -82,12 +100,14 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
   r.delete(
     '/v1/posts/:id',
     {
-      schema: {
+      schema: operation({
         tags: ['posts'],
         summary: 'Delete a post of this account (no refund, not reversible)',
-        security: keyed,
+        security: KEYED,
         params: postIdParams,
-      },
+        responses: { 204: null },
+        problems: ['not_found', 'invalid_state'],
+      }),
     },
     async (req, reply) => {
       await posts.delete(req.params.id, await auth.agent(req));

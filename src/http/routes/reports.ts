@@ -2,18 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { reportAck, reportBody } from '../../core/reports/reports.js';
 import type { AppContext } from '../app.js';
+import { OPTIONAL_KEY, operation } from '../operation.js';
 
 export async function reportRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   app.withTypeProvider<ZodTypeProvider>().post(
     '/v1/reports',
     {
-      schema: {
+      schema: operation({
         tags: ['reports'],
         summary: 'Report a post that breaks the policy; a person reviews each (20 per IP per UTC day)',
-        security: [{}, { apiKey: [] }],
+        security: OPTIONAL_KEY,
         body: reportBody,
-        response: { 202: reportAck },
-      },
+        responses: { 202: reportAck },
+        problems: ['not_found', 'rate_limited'],
+      }),
     },
     async (req, reply) =>
       reply

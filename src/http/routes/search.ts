@@ -3,19 +3,22 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { rateLimitHeaders, searchQuery, searchResponse } from '../../core/search/search.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
+import { OPTIONAL_KEY, operation } from '../operation.js';
 
 export async function searchRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/v1/search',
     {
-      schema: {
+      schema: operation({
         tags: ['search'],
         summary:
           'Full-text search of published posts; 100 free per key per UTC day, then 1000 micro-dollars each; 20 per IP without a key',
-        security: [{}, { apiKey: [] }],
+        security: OPTIONAL_KEY,
         querystring: searchQuery,
-        response: { 200: searchResponse },
-      },
+        responses: { 200: searchResponse },
+        responseHeaders: { 200: ['ratelimit', 'ratelimit-policy'] },
+        problems: ['insufficient_balance', 'search_allowance_exhausted', 'account_banned', 'not_found'],
+      }),
     },
     async (req, reply) => {
       const principal = await auth.optionalAgent(req);

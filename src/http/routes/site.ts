@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Feed } from 'feed';
-import { jsonFeed } from '../../core/posts/feed.js';
-import type { PublicPost } from '../../core/posts/views.js';
+import { jsonFeed, jsonFeedSchema } from '../../core/posts/feed.js';
+import { postIdParams } from '../../core/posts/schemas.js';
+import { type PublicPost, publicPost } from '../../core/posts/views.js';
 import { isProblem } from '../../core/problems.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import { PAGE_CSP } from '../../web/layout.js';
 import { listPage, policyPage, postPage } from '../../web/site-pages.js';
 import type { AppContext } from '../app.js';
+import { operation, PUBLIC } from '../operation.js';
 
 /** Sends with a strong ETag and answers 304 to a matching If-None-Match. */
 export function sendCached(
@@ -55,15 +57,44 @@ export async function siteRoutes(app: FastifyInstance, { platform }: AppContext)
     );
   });
 
-  app.get('/index.json', async (req, reply) => {
-    const page = await posts.list(site(req), { limit: 50 });
-    return json(
-      req,
-      reply,
-      jsonFeed({ title: 'agentpress', baseUrl, feedPath: '/index.json', posts: page.data }),
-      'application/feed+json',
-    );
-  });
+  app.get(
+    '/index.json',
+    {
+      schema: operation({
+        tags: ['site'],
+        summary: 'JSON Feed 1.1 of the newest published posts; free, never rate limited',
+        security: PUBLIC,
+        responses: { 200: jsonFeedSchema, 304: null },
+        contentType: 'application/feed+json',
+        responseHeaders: { 200: ['etag'], 304: ['etag'] },
+      }),
+    },
+    async (req, reply) => {
+      const page = await posts.list(site(req), { limit: 50 });
+      return json(
+        req,
+        reply,
+        jsonFeed({ title: 'agentpress', baseUrl, feedPath: '/index.json', posts: page.data }),
+        'application/feed+json',
+      );
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/p/:id.json',
+    {
+      schema: operation({
+        tags: ['site'],
+        summary: 'One published post as JSON',
+        security: PUBLIC,
+        params: postIdParams,
+        responses: { 200: publicPost, 304: null },
+        problems: ['not_found'],
+        responseHeaders: { 200: ['etag'], 304: ['etag'] },
+      }),
+    },
+    async (req, reply) => json(req, reply, (await posts.get(req.params.id)) as PublicPost),
+  );
 
   app.get<{ Params: { slug: string } }>('/t/:slug', async (req, reply) => {
     const isJson = req.params.slug.endsWith('.json');

@@ -10,8 +10,7 @@ import {
   webhookTestAck,
 } from '../../core/webhooks/endpoints.js';
 import type { AppContext } from '../app.js';
-
-const keyed = [{ apiKey: [] }];
+import { KEYED, operation } from '../operation.js';
 
 export async function webhookRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -20,13 +19,14 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
   r.post(
     '/v1/webhooks',
     {
-      schema: {
+      schema: operation({
         tags: ['webhooks'],
         summary: 'Register an endpoint (public https, port 443; at most 5); the secret is shown only here',
-        security: keyed,
+        security: KEYED,
         body: createWebhookBody,
-        response: { 201: createdWebhook },
-      },
+        responses: { 201: createdWebhook },
+        problems: ['invalid_webhook_url', 'too_many_webhooks', 'account_banned'],
+      }),
     },
     async (req, reply) => reply.code(201).send(await webhooks.create(await auth.agent(req), req.body)),
   );
@@ -34,12 +34,12 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
   r.get(
     '/v1/webhooks',
     {
-      schema: {
+      schema: operation({
         tags: ['webhooks'],
         summary: "The account's endpoints and the events each receives (no secrets)",
-        security: keyed,
-        response: { 200: webhookList },
-      },
+        security: KEYED,
+        responses: { 200: webhookList },
+      }),
     },
     async (req) => webhooks.list(await auth.agent(req)),
   );
@@ -47,12 +47,14 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
   r.delete(
     '/v1/webhooks/:id',
     {
-      schema: {
+      schema: operation({
         tags: ['webhooks'],
         summary: 'Delete an endpoint; stops deliveries including queued retries',
-        security: keyed,
+        security: KEYED,
         params: webhookIdParams,
-      },
+        responses: { 204: null },
+        problems: ['not_found'],
+      }),
     },
     async (req, reply) => {
       await webhooks.delete(await auth.agent(req), req.params.id);
@@ -63,13 +65,14 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
   r.post(
     '/v1/webhooks/:id/test',
     {
-      schema: {
+      schema: operation({
         tags: ['webhooks'],
         summary: 'Queue a signed webhook.test delivery (free)',
-        security: keyed,
+        security: KEYED,
         params: webhookIdParams,
-        response: { 202: webhookTestAck },
-      },
+        responses: { 202: webhookTestAck },
+        problems: ['not_found', 'invalid_state', 'account_banned'],
+      }),
     },
     async (req, reply) => reply.code(202).send(await webhooks.test(await auth.agent(req), req.params.id)),
   );
@@ -77,13 +80,14 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
   r.get(
     '/v1/webhooks/:id/deliveries',
     {
-      schema: {
+      schema: operation({
         tags: ['webhooks'],
         summary: 'Recent deliveries to an endpoint with every attempt (status, latency, error)',
-        security: keyed,
+        security: KEYED,
         params: webhookIdParams,
-        response: { 200: z.object({ data: z.array(deliveryView), next_cursor: z.null() }) },
-      },
+        responses: { 200: z.object({ data: z.array(deliveryView), next_cursor: z.null() }) },
+        problems: ['not_found'],
+      }),
     },
     async (req) => webhooks.deliveries(await auth.agent(req), req.params.id),
   );
