@@ -13,8 +13,8 @@ import { queryRows } from '../../src/db/client.js';
 import { newAccount } from '../helpers/flows.js';
 import { ADMIN_TOKEN, type Reply, startTestEnv, type TestEnv } from '../helpers/harness.js';
 
-/** Requests per route; with 84 routes this is some 4,600 requests in all. */
-const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS_PER_ROUTE ?? 55);
+/** Requests per route; with 72 routes this is some 4,500 requests in all. */
+const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS_PER_ROUTE ?? 63);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 
 const TABLES = [
@@ -102,7 +102,8 @@ beforeAll(async () => {
         takesBody.add(`${method.toUpperCase()} ${path}`);
     }
   }
-  routes = [...fromDoc, ...EXTRA_ROUTES];
+  const seen = new Set<string>();
+  routes = [...fromDoc, ...EXTRA_ROUTES].filter(([m, p]) => !seen.has(`${m} ${p}`) && seen.add(`${m} ${p}`));
   before = await counts();
 });
 
@@ -302,7 +303,9 @@ describe('fuzz: malformed requests to every route', () => {
           else if (q.authorization === 'admin') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
           else if (q.authorization !== undefined) headers.authorization = q.authorization;
           const sendBody = method !== 'GET' && q.body !== undefined;
+          // Deliberately malformed: the checks below replace the harness's contract check.
           const r = await env.call(method, `${path}${q.query}`, {
+            unchecked: true,
             headers,
             ...(sendBody ? { raw: q.body } : {}),
           });
