@@ -109,14 +109,15 @@ class ResilientPool extends pg.Pool {
       client: pg.PoolClient | undefined,
       done: (release?: unknown) => void,
     ) => void,
-  ): Promise<pg.PoolClient> | void {
+  ): Promise<pg.PoolClient> | undefined {
     // pool.query() checks out with a callback and releases on error itself.
     if (callback) {
-      return super.connect((err, client, done) => {
+      super.connect((err, client, done) => {
         // A client guarded in an earlier checkout starts this one unreleased.
         if (client && checkouts.has(client)) checkouts.set(client, { released: false, broken: undefined });
         callback(err, client, done);
       });
+      return undefined;
     }
     return super.connect().then((client) => guard(client));
   }
