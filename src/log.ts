@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
 import type { Logger } from './core/context.js';
 
 export const REDACTED = '[redacted]';
@@ -79,9 +80,47 @@ export function jsonLogger(
 /** A request id a client may choose: 8-128 characters of letters, digits and `._:-`. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
-/** fastify `genReqId`: honour a well-formed incoming X-Request-Id, else generate one. */
-export function requestId(req: IncomingMessage): string {
-  const incoming = req.headers['x-request-id'];
-  if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) return incoming;
-  return `req_${randomBytes(9).toString('base64url')}`;
+const KEYWORD_RANGES: Record<string, string[]> = {
+  loopback: ['127.0.0.0/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
+/** Whether `remote` is a proxy TRUST_PROXY names (true, or addresses, CIDR ranges and keywords). */
+export function isTrustedProxy(remote: string | undefined, trust: boolean | string | undefined): boolean {
+  if (trust === true) return true;
+  if (!trust || !remote || !ipaddr.isValid(remote)) return false;
+  const addr = ipaddr.process(remote);
+  return trust
+    .split(',')
+    .map((p) => p.trim())
+    .flatMap((p) => KEYWORD_RANGES[p] ?? [p.includes('/') ? p : `${p}/${p.includes(':') ? 128 : 32}`])
+    .some((cidr) => {
+      try {
+        const range = ipaddr.parseCIDR(cidr);
+        return addr.kind() === range[0].kind() && addr.match(range);
+      } catch {
+        return false;
+      }
+    });
+}
+
+/**
+ * fastify `genReqId`. A request id is chosen by the platform, not by a client (a forged id would
+ * let anyone blend their requests into another's log trail): an incoming `X-Request-Id` is kept
+ * only when it is well formed and the connection comes from a proxy TRUST_PROXY names (the load
+ * balancer's id then follows the request through); otherwise one is generated.
+ */
+export function requestIdGenerator(trust: boolean | string | undefined): (req: IncomingMessage) => string {
+  return (req) => {
+    const incoming = req.headers['x-request-id'];
+    if (
+      typeof incoming === 'string' &&
+      REQUEST_ID.test(incoming) &&
+      isTrustedProxy(req.socket?.remoteAddress, trust)
+    ) {
+      return incoming;
+    }
+    return `req_${randomBytes(9).toString('base64url')}`;
+  };
 }

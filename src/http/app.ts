@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerOpenApi } from '../contracts/openapi.js';
 import { Problem } from '../core/problems.js';
-import { PINO_REDACT_PATHS, redactUrl, requestId } from '../log.js';
+import { PINO_REDACT_PATHS, redactUrl, requestIdGenerator } from '../log.js';
 import type { Platform } from '../platform.js';
 import { Auth } from './auth.js';
 import { BODY_LIMIT } from './body-limit.js';
@@ -60,7 +60,7 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
           },
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy ?? false,
-    genReqId: requestId,
+    genReqId: requestIdGenerator(config.trustProxy),
     requestIdHeader: false,
     // While draining, new requests get our own 503 problem (below), not fastify's plain one.
     return503OnClosing: false,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { databaseUnavailable, toProblem } from '../../src/http/errors.js';
-import { jsonLogger, REDACTED, redact, redactUrl, requestId } from '../../src/log.js';
+import { isTrustedProxy, jsonLogger, REDACTED, redact, redactUrl } from '../../src/log.js';
 import { fundedAccount } from '../helpers/flows.js';
 import { startTestEnv, type TestEnv } from '../helpers/harness.js';
 
@@ -77,13 +77,36 @@ describe('health, readiness and metrics', () => {
     expect(r.text).toMatch(/agentpress_webhook_deliveries/);
   });
 
-  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
-    const good = await env.call('GET', '/v1/status', { headers: { 'x-request-id': 'lb-7f3a9c21-0001' } });
-    expect(good.headers['x-request-id']).toBe('lb-7f3a9c21-0001');
-    const bad = await env.call('GET', '/nope', { headers: { 'x-request-id': 'evil\u0001id with spaces' } });
-    expect(bad.headers['x-request-id']).toMatch(/^req_[A-Za-z0-9_-]{12}$/);
-    expect(bad.json.request_id).toBe(bad.headers['x-request-id']);
-    expect(requestId({ headers: { 'x-request-id': 'short' } } as never)).toMatch(/^req_/);
+  it('a request id comes from the platform, or from a trusted proxy (the load balancer), never from a client', async () => {
+    // No TRUST_PROXY: a client's X-Request-Id is replaced.
+    const direct = await env.call('GET', '/v1/status', { headers: { 'x-request-id': 'lb-7f3a9c21-0001' } });
+    expect(direct.headers['x-request-id']).toMatch(/^req_[A-Za-z0-9_-]{12}$/);
+    const proxied = await startTestEnv({ env: { TRUST_PROXY: '10.0.0.0/8,loopback' } });
+    try {
+      const viaLb = await proxied.call('GET', '/v1/status', {
+        ip: '10.1.2.3',
+        headers: { 'x-request-id': 'lb-7f3a9c21-0001' },
+      });
+      expect(viaLb.headers['x-request-id']).toBe('lb-7f3a9c21-0001');
+      const malformed = await proxied.call('GET', '/nope', {
+        ip: '10.1.2.3',
+        unchecked: true,
+        headers: { 'x-request-id': 'evil id with spaces' },
+      });
+      expect(malformed.headers['x-request-id']).toMatch(/^req_/);
+      expect(malformed.json.request_id).toBe(malformed.headers['x-request-id']);
+      const outsider = await proxied.call('GET', '/v1/status', {
+        ip: '203.0.113.7',
+        headers: { 'x-request-id': 'lb-7f3a9c21-0002' },
+      });
+      expect(outsider.headers['x-request-id']).toMatch(/^req_/);
+    } finally {
+      await proxied.close();
+    }
+    expect(isTrustedProxy('::ffff:10.9.9.9', '10.0.0.0/8')).toBe(true);
+    expect(isTrustedProxy('127.0.0.1', 'loopback')).toBe(true);
+    expect(isTrustedProxy('192.168.1.1', 'loopback,10.0.0.1')).toBe(false);
+    expect(isTrustedProxy('10.0.0.1', undefined)).toBe(false);
   });
 });
 
