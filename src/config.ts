@@ -125,6 +125,14 @@ const envSchema = z.object({
   SITE_DIR: optionalString,
   SITE_REBUILD_DELAY_SECONDS: z.coerce.number().min(0).max(3600).default(3),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  METRICS_TOKEN: optionalString,
+  UNSAFE_TEST_HOOKS: z.enum(['0', '1']).default('0'),
+  TEST_CLOCK_OFFSET_MS: z.coerce.number().int().optional(),
+  TEST_WEBHOOK_RETRY_SCHEDULE_S: optionalString.refine(
+    (v) => v === undefined || /^\d+(\.\d+)?(,\d+(\.\d+)?)*$/.test(v),
+    { message: 'a comma list of seconds, e.g. 1,1,2' },
+  ),
+  TEST_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -171,6 +179,43 @@ export interface Config {
   /** A change waits this long for others to join one incremental rebuild. */
   siteRebuildDelaySeconds: number;
   logLevel: Env['LOG_LEVEL'];
+  /** Bearer token that lets a scraper outside loopback read /metrics; unset: loopback only. */
+  metricsToken: string | undefined;
+  /** Knobs for the reliability suite; present only with UNSAFE_TEST_HOOKS=1 (never in production). */
+  testHooks: TestHooks | undefined;
+}
+
+/** UNSAFE: test-only behaviour, refused at start unless UNSAFE_TEST_HOOKS=1. */
+export interface TestHooks {
+  /** Added to the system clock (jumps a spawned process across 00:00 UTC). */
+  clockOffsetMs: number;
+  /** Replaces the webhook retry schedule (seconds after each failed attempt). */
+  webhookRetryScheduleS: number[] | undefined;
+  /** Replaces the sweep interval of the workers. */
+  sweepIntervalMs: number | undefined;
+}
+
+const TEST_HOOK_NAMES = [
+  'TEST_CLOCK_OFFSET_MS',
+  'TEST_WEBHOOK_RETRY_SCHEDULE_S',
+  'TEST_SWEEP_INTERVAL_MS',
+] as const;
+
+function testHooks(env: Env): TestHooks | undefined {
+  const set = TEST_HOOK_NAMES.filter((n) => env[n] !== undefined);
+  if (env.UNSAFE_TEST_HOOKS !== '1') {
+    if (set.length > 0) {
+      throw new Error(
+        `Invalid configuration:\n  ${set.join(', ')}: test-only settings need UNSAFE_TEST_HOOKS=1 (never in production)`,
+      );
+    }
+    return undefined;
+  }
+  return {
+    clockOffsetMs: env.TEST_CLOCK_OFFSET_MS ?? 0,
+    webhookRetryScheduleS: env.TEST_WEBHOOK_RETRY_SCHEDULE_S?.split(',').map(Number),
+    sweepIntervalMs: env.TEST_SWEEP_INTERVAL_MS,
+  };
 }
 
 const SITE_KINDS: readonly SiteKind[] = ['stories', 'messages', 'classifieds', 'events'];
@@ -256,5 +301,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     siteDir: env.SITE_DIR ?? join(env.DATA_DIR, 'site'),
     siteRebuildDelaySeconds: env.SITE_REBUILD_DELAY_SECONDS,
     logLevel: env.LOG_LEVEL,
+    metricsToken: env.METRICS_TOKEN,
+    testHooks: testHooks(env),
   };
 }

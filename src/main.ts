@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type SiteKind } from './config.js';
-import { migrate, openDatabase, pgliteDirFor } from './db/client.js';
+import { isConnectionError, migrate, openDatabase, pgliteDirFor } from './db/client.js';
 import { buildApp } from './http/app.js';
+import { jsonLogger } from './log.js';
 import { createPlatform, persistentSecret } from './platform.js';
 
 const USAGE = `usage: agentpress [serve|work|migrate|site build [--site <kind>]]   (default: serve and work in one process)
@@ -62,7 +63,19 @@ async function main() {
   const work = command !== 'serve';
   const adminCreated =
     !config.adminToken && persistentSecret(config.dataDir, 'admin-token', 'ap_admin').created;
-  const platform = await createPlatform(config, { supervise: work });
+  if (config.testHooks)
+    console.warn('UNSAFE_TEST_HOOKS=1: test-only behaviour is on; never use this in production');
+  const log = jsonLogger(config.logLevel, { role: command });
+  // pg-boss completes and fails jobs without awaiting the query; during a database outage that
+  // rejection has no handler and would end the process. A lost connection is survivable (the job
+  // stays active and the sweep or pg-boss expiry picks it up again); anything else still exits.
+  process.on('unhandledRejection', (err) => {
+    if (isConnectionError(err)) return log.warn({ err }, 'database unavailable (unhandled rejection)');
+    log.error({ err }, 'unhandled rejection; exiting');
+    process.exit(1);
+  });
+  const platform = await createPlatform(config, { supervise: work, log });
+  platform.metrics.collectProcessMetrics();
   if (work) await platform.startWorkers();
   if (command === 'all') {
     // One process (the embedded default): bring the built site up to date with this version's
@@ -81,11 +94,23 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing in-flight requests and jobs`);
-    const force = setTimeout(() => process.exit(1), 20_000);
+    log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    // /readyz answers 503 from now on; fastify stops accepting, answers what is in flight, then
+    // the workers finish their running jobs (pg-boss graceful stop) before the database closes.
+    platform.draining = true;
+    const force = setTimeout(() => {
+      log.error({ signal }, 'shutdown took longer than 25 s; exiting');
+      process.exit(1);
+    }, 25_000);
     force.unref();
-    await app?.close();
-    await platform.close();
+    try {
+      await app?.close();
+      await platform.close();
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+    log.info({ signal }, 'stopped cleanly');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

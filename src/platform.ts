@@ -37,6 +37,7 @@ import { AllowList, type Resolver, UrlPolicy } from './core/webhooks/url-policy.
 import { type Database, migrate, openDatabase, pgliteDirFor } from './db/client.js';
 import { JobQueue } from './jobs/queue.js';
 import { Workers } from './jobs/workers.js';
+import { Metrics } from './metrics.js';
 import { SiteBuilder } from './web/site-build.js';
 import { SiteContent } from './web/site-content.js';
 import { SiteFiles } from './web/site-files.js';
@@ -77,6 +78,9 @@ export interface Platform {
   jobs: JobQueue;
   workers: Workers;
   adminToken: string;
+  metrics: Metrics;
+  /** Set when shutdown begins: /readyz answers 503 so load balancers stop sending traffic. */
+  draining: boolean;
   /** Starts the job workers (the `work` role). */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
@@ -131,7 +135,9 @@ function paymentProvider(config: Config): PaymentProvider {
 
 /** The composition root: one place where every dependency is chosen and wired. */
 export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
-  const clock = opts.clock ?? systemClock;
+  const offset = config.testHooks?.clockOffsetMs ?? 0;
+  // UNSAFE_TEST_HOOKS only: a shifted system clock (the reliability suite jumps across 00:00 UTC).
+  const clock = opts.clock ?? (offset === 0 ? systemClock : { now: () => new Date(Date.now() + offset) });
   const log = opts.log ?? consoleLog;
   const database =
     opts.database ??
@@ -162,6 +168,9 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   const urlPolicy = new UrlPolicy(new AllowList(config.webhookAllowTargets), opts.resolver);
   const delivery = new WebhookDelivery(deps, urlPolicy, box, jobs, {
     ...(opts.webhookTimeoutMs ? { timeoutMs: opts.webhookTimeoutMs } : {}),
+    ...(config.testHooks?.webhookRetryScheduleS
+      ? { retryScheduleS: config.testHooks.webhookRetryScheduleS }
+      : {}),
   });
   const moderator: Moderator =
     opts.moderator ??
@@ -213,7 +222,9 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     site: new SiteBuilder(siteContent, new SiteFiles(config.siteDir), log),
     siteRebuilds,
   };
-  const workers = new Workers(jobs, log, services);
+  const workers = new Workers(jobs, log, services, {
+    ...(config.testHooks?.sweepIntervalMs ? { sweepIntervalMs: config.testHooks.sweepIntervalMs } : {}),
+  });
 
   return {
     config,
@@ -223,6 +234,8 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     jobs,
     workers,
     adminToken,
+    metrics: new Metrics(database.db, clock),
+    draining: false,
     startWorkers: () => workers.start(),
     async close() {
       workers.stop();

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -50,8 +50,15 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 }
 
 async function openPostgres(url: string, max: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max });
-  // A pool error on an idle client (server restart) must not crash the process.
+  const pool = new ResilientPool({
+    connectionString: url,
+    max,
+    // During an outage a request fails fast (503 + Retry-After) instead of waiting for a slot.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // A pool error on an idle client (server restart) must not crash the process: the client is
+  // dropped and the next query opens a new connection, so the pool reconnects by itself.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   return {
@@ -66,6 +73,84 @@ async function openPostgres(url: string, max: number): Promise<Database> {
     },
     close: () => pool.end(),
   };
+}
+
+interface CheckoutState {
+  released: boolean;
+  broken: Error | undefined;
+}
+const checkouts = new WeakMap<pg.PoolClient, CheckoutState>();
+
+function queryText(arg: unknown): string {
+  if (typeof arg === 'string') return arg;
+  const text = (arg as { text?: unknown } | null)?.text;
+  return typeof text === 'string' ? text : '';
+}
+
+/**
+ * A pool whose checked-out clients are never lost to a dropped connection. drizzle's
+ * `transaction` releases its client only after BEGIN succeeded, so a BEGIN that fails because
+ * the server went away (a restart) would leak the client, and after `max` such failures every
+ * query waits forever. Here a client that meets a connection error is released with that
+ * error (the pool destroys it and opens a fresh one), at most once per checkout.
+ */
+class ResilientPool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>;
+  override connect(
+    callback: (
+      err: Error | undefined,
+      client: pg.PoolClient | undefined,
+      done: (release?: unknown) => void,
+    ) => void,
+  ): void;
+  override connect(
+    callback?: (
+      err: Error | undefined,
+      client: pg.PoolClient | undefined,
+      done: (release?: unknown) => void,
+    ) => void,
+  ): Promise<pg.PoolClient> | undefined {
+    // pool.query() checks out with a callback and releases on error itself.
+    if (callback) {
+      super.connect((err, client, done) => {
+        // A client guarded in an earlier checkout starts this one unreleased.
+        if (client && checkouts.has(client)) checkouts.set(client, { released: false, broken: undefined });
+        callback(err, client, done);
+      });
+      return undefined;
+    }
+    return super.connect().then((client) => guard(client));
+  }
+}
+
+function guard(client: pg.PoolClient): pg.PoolClient {
+  const known = checkouts.has(client);
+  const state: CheckoutState = { released: false, broken: undefined };
+  checkouts.set(client, state);
+  if (known) return client;
+  const release = client.release.bind(client);
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const releaseOnce = (err?: Error | boolean) => {
+    const s = checkouts.get(client);
+    if (!s || s.released) return;
+    s.released = true;
+    release(err ?? s.broken);
+  };
+  client.release = releaseOnce;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (!(result instanceof Promise)) return result;
+    return result.catch((err: unknown) => {
+      const s = checkouts.get(client);
+      if (s && isConnectionError(err)) {
+        s.broken = err instanceof Error ? err : new Error(String(err));
+        // drizzle does not release after a failed BEGIN: do it here, destroying the client.
+        if (/^\s*begin\b/i.test(queryText(args[0]))) releaseOnce(s.broken);
+      }
+      throw err;
+    });
+  };
+  return client;
 }
 
 async function openPglite(dir: string | undefined, snapshot: Blob | undefined): Promise<Database> {
@@ -108,6 +193,57 @@ export async function migrate(database: Database): Promise<void> {
     await client.query('SELECT pg_advisory_unlock(7411001)').catch(() => {});
     await client.end();
   }
+}
+
+/** The newest migration this code ships (drizzle's journal). */
+export function latestMigrationMillis(): number {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
+    entries: { when: number }[];
+  };
+  return Math.max(...journal.entries.map((e) => e.when));
+}
+
+/** Readiness: the database answers and every migration this code ships has been applied. */
+export async function databaseReadiness(database: Database): Promise<{ ok: boolean; detail: string }> {
+  try {
+    const rows = await queryRows<{ latest: string | null }>(
+      database.db,
+      sql`SELECT max(created_at)::text AS latest FROM drizzle.__drizzle_migrations`,
+    );
+    const applied = Number(rows[0]?.latest ?? 0);
+    if (applied < latestMigrationMillis()) return { ok: false, detail: 'migrations are behind' };
+    return { ok: true, detail: 'database reachable, migrations current' };
+  } catch (err) {
+    return {
+      ok: false,
+      detail: isConnectionError(err) ? 'database unreachable' : 'database check failed',
+    };
+  }
+}
+
+/** SQLSTATE classes and node errors that mean "the database is not reachable right now". */
+const CONNECTION_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
+const CONNECTION_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+const CONNECTION_MESSAGE =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|the database system is (starting up|shutting down)|terminating connection/i;
+
+/** True for an error (or any error in its cause chain) caused by losing the database. */
+export function isConnectionError(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string' && (CONNECTION_SQLSTATE.test(code) || CONNECTION_ERRNO.has(code)))
+      return true;
+    if (typeof message === 'string' && CONNECTION_MESSAGE.test(message)) return true;
+    e = cause;
+  }
+  return false;
 }
 
 /** Rows of a raw query on either driver. */

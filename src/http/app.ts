@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerOpenApi } from '../contracts/openapi.js';
 import { Problem } from '../core/problems.js';
+import { PINO_REDACT_PATHS, redactUrl, requestIdGenerator } from '../log.js';
 import type { Platform } from '../platform.js';
 import { Auth } from './auth.js';
 import { BODY_LIMIT } from './body-limit.js';
@@ -12,6 +12,7 @@ import { errorHandler, sendProblem } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
 import { contractRoutes } from './routes/contracts.js';
+import { healthRoutes } from './routes/health.js';
 import { manageRoutes } from './routes/manage.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
@@ -47,12 +48,35 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
         ? false
         : {
             level: config.logLevel,
-            redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+            redact: { paths: PINO_REDACT_PATHS, censor: '[redacted]' },
+            serializers: {
+              // The query string may hold an account link token: log the URL with it redacted.
+              req: (req) => ({
+                method: req.method,
+                url: redactUrl(req.url),
+                ...(req.ip ? { remoteAddress: req.ip } : {}),
+              }),
+            },
           },
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy ?? false,
-    genReqId: () => `req_${randomBytes(9).toString('base64url')}`,
+    genReqId: requestIdGenerator(config.trustProxy),
     requestIdHeader: false,
+    // While draining, new requests get our own 503 problem (below), not fastify's plain one.
+    return503OnClosing: false,
+    // Router-level failures (a malformed %-escape, a path segment over 100 characters) are
+    // problems too: no id is that long, so the path names no resource.
+    frameworkErrors: (err, _req, reply) =>
+      sendProblem(
+        reply,
+        new Problem('not_found', {
+          detail:
+            err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+              ? 'A path segment is longer than any id (100 characters at most).'
+              : 'The path is malformed (check its %-escapes).',
+        }),
+        config.baseUrl,
+      ),
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -68,8 +92,26 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
   );
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    // Draining: a keep-alive connection closes after this answer, so shutdown does not wait for it.
+    if (platform.draining) reply.header('connection', 'close');
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     reply.header('x-content-type-options', 'nosniff');
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    if (!platform.draining || req.url === '/healthz' || req.url === '/readyz') return;
+    reply.header('connection', 'close');
+    return sendProblem(
+      reply,
+      new Problem('service_unavailable', {
+        detail: 'This process is shutting down; retry the request (another process will answer it).',
+        headers: { 'retry-after': '1' },
+      }),
+      config.baseUrl,
+    );
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    platform.metrics.observeRequest(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
   });
   await app.register(cookie);
   const ceiling = new PlatformCeiling({
@@ -84,6 +126,7 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
 
   await registerOpenApi(app, config);
   const ctx: AppContext = { platform, auth: new Auth(platform.services, platform.adminToken) };
+  await app.register(async (ops) => healthRoutes(ops, ctx));
   await app.register(async (api) => {
     // The API speaks JSON only: anything else is 415 unsupported_media_type.
     api.removeContentTypeParser('text/plain');

@@ -2,10 +2,12 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isProblem, Problem, problemBody } from '../core/problems.js';
 import { jsonPointer, unknownMember, validationProblem } from '../core/validation.js';
+import { isConnectionError } from '../db/client.js';
 
 /** Maps anything thrown in a request to a Problem; unknown errors become a 500 with no internals. */
 export function toProblem(err: unknown): Problem {
   if (isProblem(err)) return err;
+  if (isConnectionError(err)) return databaseUnavailable(err);
   if (hasZodFastifySchemaValidationErrors(err)) {
     const prefix = err.validationContext === 'body' ? '' : `/${contextName(err.validationContext)}`;
     return validationProblem(
@@ -43,6 +45,16 @@ export function toProblem(err: unknown): Problem {
   return new Problem('internal_error');
 }
 
+/** The database cannot be reached (restart, failover): 503 with a short Retry-After, nothing leaked. */
+export function databaseUnavailable(cause?: unknown): Problem {
+  return new Problem('service_unavailable', {
+    detail:
+      'The database is unavailable for a moment. Retry after Retry-After seconds (with the same Idempotency-Key, a post is never charged twice).',
+    headers: { 'retry-after': '2' },
+    cause,
+  });
+}
+
 function contextName(ctx: string | undefined): string {
   return ctx === 'querystring' ? 'query' : (ctx ?? 'body');
 }
@@ -62,7 +74,8 @@ export function sendProblem(reply: FastifyReply, p: Problem, baseUrl: string) {
 export function errorHandler(baseUrl: string) {
   return (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const p = toProblem(err);
-    if (p.status >= 500) req.log.error({ err }, 'request failed');
+    if (p.code === 'service_unavailable') req.log.warn({ err }, 'dependency unavailable');
+    else if (p.status >= 500) req.log.error({ err }, 'request failed');
     return sendProblem(reply, p, baseUrl);
   };
 }

@@ -46,12 +46,26 @@ export class JobQueue {
   async start(onError: (err: Error) => void): Promise<void> {
     this.boss.on('error', onError);
     await this.boss.start();
-    for (const name of JOB_NAMES) {
-      const policy = QUEUE_POLICIES[name];
-      if (!(await this.boss.getQueue(name)))
-        await this.boss.createQueue(name, policy ? { name, policy } : undefined);
-    }
+    for (const name of JOB_NAMES) await this.#ensureQueue(name);
     this.#started = true;
+  }
+
+  /**
+   * Several processes starting at once on a new database all create the queues; PostgreSQL may
+   * pick one of them as a deadlock victim (40P01) or report the row another just inserted (23505).
+   * Either way the queue exists or will in a moment: look again and retry.
+   */
+  async #ensureQueue(name: JobName, attempt = 1): Promise<void> {
+    if (await this.boss.getQueue(name)) return;
+    const policy = QUEUE_POLICIES[name];
+    try {
+      await this.boss.createQueue(name, policy ? { name, policy } : undefined);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt >= 8 || (code !== '40P01' && code !== '23505' && code !== '40001')) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 200 * attempt));
+      await this.#ensureQueue(name, attempt + 1);
+    }
   }
 
   async send<N extends JobName>(exec: Executor, name: N, data: JobPayloads[N], options: SendOptions = {}) {

@@ -10,12 +10,15 @@ export const SWEEP_INTERVAL_MS = 15_000;
 export class Workers {
   readonly handlers: Handlers;
   #sweepTimer: NodeJS.Timeout | undefined;
+  readonly #sweepIntervalMs: number;
 
   constructor(
     private readonly jobs: JobQueue,
     private readonly log: Logger,
     private readonly services: Services,
+    opts: { sweepIntervalMs?: number } = {},
   ) {
+    this.#sweepIntervalMs = opts.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
     this.handlers = {
       moderate: (d) => services.moderation.handle(d.post_id),
       'deliver-webhook': (d) => services.delivery.deliver(d.delivery_id),
@@ -48,7 +51,7 @@ export class Workers {
     }
     this.#sweepTimer = setInterval(() => {
       this.sweep().catch((err) => this.log.error({ err }, 'sweep failed'));
-    }, SWEEP_INTERVAL_MS);
+    }, this.#sweepIntervalMs);
     this.#sweepTimer.unref();
   }
 

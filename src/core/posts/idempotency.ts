@@ -147,6 +147,25 @@ export class Idempotency {
       );
   }
 
+  /**
+   * Releases the claim of a request that failed. When the database itself is what failed (an
+   * outage), the release is retried in the background for up to the stale-claim window, so the
+   * agent's retry with the same key is served once the database is back instead of meeting
+   * `idempotency_key_in_use` for a minute. Only an `in_flight` claim is deleted: if the failed
+   * transaction did commit after all, its completed record stays and the retry replays it.
+   */
+  async releaseSoon(accountId: string, key: string): Promise<void> {
+    const until = Date.now() + STALE_CLAIM_MS;
+    const attempt = async (): Promise<void> => {
+      try {
+        await this.release(accountId, key);
+      } catch {
+        if (Date.now() < until) setTimeout(() => void attempt(), 1000).unref();
+      }
+    };
+    await attempt();
+  }
+
   async sweep(): Promise<number> {
     const r = await this.db
       .delete(idempotencyKeys)

@@ -92,7 +92,7 @@ export class Posts {
       await this.watch?.afterDebit(principal.accountId);
       return result;
     } catch (e) {
-      if (key !== undefined) await this.idempotency.release(principal.accountId, key);
+      if (key !== undefined) await this.idempotency.releaseSoon(principal.accountId, key);
       if (e instanceof InsufficientBalance) throw await this.insufficient(principal.accountId, post.price);
       throw e;
     }

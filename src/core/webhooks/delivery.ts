@@ -19,6 +19,8 @@ export interface DeliveryOptions {
   timeoutMs?: number;
   /** 0..1; jitter is ±10% of the delay. */
   random?: () => number;
+  /** Seconds after each failed attempt (UNSAFE_TEST_HOOKS shortens it); default RETRY_SCHEDULE_S. */
+  retryScheduleS?: readonly number[];
 }
 
 /**
@@ -30,6 +32,7 @@ export class WebhookDelivery {
   readonly #agent: Agent;
   readonly #timeoutMs: number;
   readonly #random: () => number;
+  readonly #schedule: readonly number[];
 
   constructor(
     private readonly deps: Deps,
@@ -40,6 +43,7 @@ export class WebhookDelivery {
   ) {
     this.#timeoutMs = opts.timeoutMs ?? 15_000;
     this.#random = opts.random ?? Math.random;
+    this.#schedule = opts.retryScheduleS ?? RETRY_SCHEDULE_S;
     const dial = buildConnector({ timeout: this.#timeoutMs });
     this.#agent = new Agent({
       headersTimeout: this.#timeoutMs,
@@ -155,7 +159,7 @@ export class WebhookDelivery {
           .where(eq(webhookDeliveries.id, d.id));
         return 'failed' as const;
       }
-      const delayS = RETRY_SCHEDULE_S[attempt - 1];
+      const delayS = this.#schedule[attempt - 1];
       if (delayS === undefined) {
         await tx
           .update(webhookDeliveries)

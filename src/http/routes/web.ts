@@ -32,10 +32,22 @@ interface Outcome {
 /** Dollars typed on the page ("5", "5.00") to whole-cent micro-dollars; NaN when it is not a number. */
 const micros = (dollars: string | undefined) => Math.round(Number(dollars ?? '') * 100) * 10_000;
 
+export function formFields(body: unknown): Form {
+  const out: Form = {};
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return out;
+  for (const [k, v] of Object.entries(body)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
 /** The account page: server-rendered forms, no scripts; every action goes through core. */
 export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
   const { platform } = ctx;
   await app.register(formbody);
+  // A form is flat strings; anything else that arrives (no body, JSON, arrays) is read as an empty
+  // or string-only form, so a handler never meets a value it cannot read.
+  app.addHook('preValidation', async (req) => {
+    if (req.method === 'POST') req.body = formFields(req.body);
+  });
   await adminWebRoutes(app, ctx);
   const { ownerSessions, accounts, keys, topUps, cards, autoRecharge, history, deletion, webhooks } =
     platform.services;
