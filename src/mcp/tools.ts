@@ -74,7 +74,29 @@ function agent(ctx: ToolContext): Principal {
   return ctx.principal;
 }
 
-const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+type Hints = Tool['annotations'];
+/** The four kinds of tool, by their hints; "public" (openWorldHint) reaches beyond the account:
+ *  the public site or a webhook receiver. */
+const read: Hints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+const write: Hints = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+const writePublic: Hints = { ...write, openWorldHint: true };
+const remove: Hints = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+const removePublic: Hints = { ...remove, openWorldHint: true };
 
 /** The posting body of the site the connection is on (stories: title, body, topics). */
 const postingInput = (site: SiteKind) => BODY_SCHEMAS[site];
@@ -98,12 +120,7 @@ export function tools(site: SiteKind): Tool[] {
       input: z.strictObject({ ...postingInput(site).shape, ...idempotencyArg.shape }),
       output: ownPost,
       // Publishes to the public site; without an idempotency_key a repeat posts (and charges) again.
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
+      annotations: writePublic,
       async run(args, ctx) {
         const principal = agent(ctx);
         const { idempotency_key } = parseOrThrow(idempotencyArg, args);
@@ -150,7 +167,7 @@ export function tools(site: SiteKind): Tool[] {
         'Delete a post of this account (DELETE /v1/posts/{id}) from queued, published, review or rejected. The fee is not refunded and it cannot be undone.',
       input: postIdParams,
       output: deletedPost,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+      annotations: removePublic,
       async run(args, ctx) {
         const { id } = parseOrThrow(postIdParams, args);
         await ctx.services.posts.delete(id, agent(ctx));
@@ -176,12 +193,7 @@ export function tools(site: SiteKind): Tool[] {
       input: searchQuery,
       output: searchResponse,
       // Counts against the daily allowance and may charge the balance.
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
+      annotations: write,
       async run(args, ctx) {
         const r = await ctx.services.search.search(ctx.site, parseOrThrow(searchQuery, args), {
           principal: ctx.principal,
@@ -200,12 +212,7 @@ export function tools(site: SiteKind): Tool[] {
         'Report a published post that breaks the policy (POST /v1/reports); a person reviews each report. No key needed; 20 reports per IP per UTC day.',
       input: reportBody,
       output: reportAck,
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: false,
-      },
+      annotations: write,
       async run(args, ctx) {
         return {
           data: await ctx.services.reports.create(parseOrThrow(reportBody, args), ctx.ip, ctx.principal),
@@ -279,12 +286,7 @@ export function tools(site: SiteKind): Tool[] {
         'Register a public https endpoint on port 443 for moderation outcomes (POST /v1/webhooks; at most 5). The whsec_ secret is shown only in this answer: store it to verify signatures (Standard Webhooks).',
       input: createWebhookBody,
       output: createdWebhook,
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
+      annotations: writePublic,
       async run(args, ctx) {
         const principal = agent(ctx);
         return { data: await ctx.services.webhooks.create(principal, parseOrThrow(createWebhookBody, args)) };
@@ -297,7 +299,7 @@ export function tools(site: SiteKind): Tool[] {
         'Delete an endpoint (DELETE /v1/webhooks/{id}); deliveries stop at once, queued retries included. Not reversible.',
       input: webhookIdParams,
       output: deletedWebhook,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      annotations: remove,
       async run(args, ctx) {
         const principal = agent(ctx);
         const { id } = parseOrThrow(webhookIdParams, args);
@@ -311,12 +313,7 @@ export function tools(site: SiteKind): Tool[] {
       description: 'Queue a signed webhook.test delivery to an endpoint (POST /v1/webhooks/{id}/test); free.',
       input: webhookIdParams,
       output: webhookTestAck,
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
+      annotations: writePublic,
       async run(args, ctx) {
         const principal = agent(ctx);
         const { id } = parseOrThrow(webhookIdParams, args);
