@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerSum } from '../../src/core/billing/ledger.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../src/core/payments/provider.js';
-import { accounts, ledger, recharges } from '../../src/db/schema.js';
-import { expectProblem, newAccount, ownerToken, type TestAccount } from '../helpers/flows.js';
+import { ledger, recharges } from '../../src/db/schema.js';
+import { expectProblem, type TestAccount } from '../helpers/flows.js';
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { moneyKit } from '../helpers/money.js';
 import { story } from '../helpers/stories.js';
 
 let env: TestEnv;
@@ -13,23 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.close());
 
-const db = () => env.platform.database.db;
-const row = async (id: string) => (await db().select().from(accounts).where(eq(accounts.id, id)))[0]!;
-/** Every account a test touched: after each test, sum of ledger rows = balance. */
-const touched = new Set<string>();
-afterEach(async () => {
-  for (const id of touched)
-    expect(await ledgerSum(db(), id), `ledger of ${id}`).toBe((await row(id)).balance);
-  touched.clear();
-});
-
-async function owned(): Promise<TestAccount & { owner: string }> {
-  const a = await newAccount(env);
-  touched.add(a.id);
-  return { ...a, owner: await ownerToken(env, a) };
-}
-const manage = (a: { owner: string }, method: string, path: string, body?: unknown) =>
-  env.call(method, `/v1/manage${path}`, { key: a.owner, ...(body === undefined ? {} : { body }) });
+const { db, row, owned, manage } = moneyKit(() => env);
 const topUp = async (a: { owner: string }, amount: number) => {
   const r = await manage(a, 'POST', '/top-ups', { amount });
   expect(r.status, r.text).toBe(201);

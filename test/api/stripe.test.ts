@@ -1,11 +1,12 @@
 import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { post as ledgerPost, ledgerSum } from '../../src/core/billing/ledger.js';
-import { accounts, ledger, stripeEvents, topUps } from '../../src/db/schema.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { post as ledgerPost } from '../../src/core/billing/ledger.js';
+import { ledger, stripeEvents, topUps } from '../../src/db/schema.js';
 import { FakeStripe } from '../helpers/fake-stripe.js';
-import { expectProblem, newAccount, ownerToken, type TestAccount } from '../helpers/flows.js';
+import { expectProblem, type TestAccount } from '../helpers/flows.js';
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { moneyKit } from '../helpers/money.js';
 import { story } from '../helpers/stories.js';
 
 const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef0123456789abcdef';
@@ -29,22 +30,7 @@ afterAll(async () => {
   await fake.stop();
 });
 
-const db = () => env.platform.database.db;
-const row = async (id: string) => (await db().select().from(accounts).where(eq(accounts.id, id)))[0]!;
-const touched = new Set<string>();
-afterEach(async () => {
-  for (const id of touched)
-    expect(await ledgerSum(db(), id), `ledger of ${id}`).toBe((await row(id)).balance);
-  touched.clear();
-});
-
-async function owned(): Promise<TestAccount & { owner: string }> {
-  const a = await newAccount(env);
-  touched.add(a.id);
-  return { ...a, owner: await ownerToken(env, a) };
-}
-const manage = (a: { owner: string }, method: string, path: string, body?: unknown) =>
-  env.call(method, `/v1/manage${path}`, { key: a.owner, ...(body === undefined ? {} : { body }) });
+const { db, row, owned, manage } = moneyKit(() => env);
 
 /** Posts an event to the webhook signed the way Stripe signs it. */
 function deliver(

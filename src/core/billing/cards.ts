@@ -27,6 +27,17 @@ export const cardSetupView = z.union([
 export type CardSetupView = z.infer<typeof cardSetupView>;
 
 /** The card on file: saved through the provider; the service keeps brand, last four and the provider's reference. */
+/** The account columns of a card on file: only the provider's reference, brand and last four. */
+export function cardColumns(card: SavedCard, customer: string | null) {
+  return {
+    cardOnFile: true,
+    cardRef: card.ref,
+    cardBrand: card.brand,
+    cardLast4: card.last4,
+    ...(customer ? { providerCustomer: customer } : {}),
+  };
+}
+
 export class Cards {
   constructor(private readonly deps: Deps) {}
 
@@ -63,16 +74,7 @@ export class Cards {
 
   /** Stores the card on file (also called by the Stripe webhook when a setup Checkout completes). */
   async save(accountId: string, card: SavedCard, customer: string | null): Promise<void> {
-    await this.deps.db
-      .update(accounts)
-      .set({
-        cardOnFile: true,
-        cardRef: card.ref,
-        cardBrand: card.brand,
-        cardLast4: card.last4,
-        ...(customer ? { providerCustomer: customer } : {}),
-      })
-      .where(eq(accounts.id, accountId));
+    await this.deps.db.update(accounts).set(cardColumns(card, customer)).where(eq(accounts.id, accountId));
   }
 
   /** Forgets the card; auto-recharge, which needs it, goes off with it. */

@@ -5,6 +5,7 @@ import { accounts, stripeEvents, topUps } from '../../db/schema.js';
 import type { Deps } from '../context.js';
 import { ProviderUnavailable, StripePaymentProvider } from '../payments/stripe.js';
 import { Problem } from '../problems.js';
+import { cardColumns } from './cards.js';
 import { settleTopUp, unavailable } from './top-ups.js';
 
 export interface StripeEventResult {
@@ -60,13 +61,7 @@ export class StripeEvents {
           if (!card || !account || account.status === 'deleted') return true;
           await tx
             .update(accounts)
-            .set({
-              cardOnFile: true,
-              cardRef: card.ref,
-              cardBrand: card.brand,
-              cardLast4: card.last4,
-              ...(typeof session.customer === 'string' ? { providerCustomer: session.customer } : {}),
-            })
+            .set(cardColumns(card, typeof session.customer === 'string' ? session.customer : null))
             .where(eq(accounts.id, accountId));
           return true;
         });
