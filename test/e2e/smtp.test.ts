@@ -1,80 +1,26 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, linkToken, newAccount } from '../helpers/flows.js';
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { type CaughtMail, MailCatcher } from '../helpers/mail-catcher.js';
 
-/** One message as the SMTP server received it. */
-interface Received {
-  envelopeTo: string[];
-  envelopeFrom: string;
-  raw: string;
-  headers: Map<string, string>;
-  body: string;
-}
-
-/** Headers (unfolded, lower-case names) and a body decoded from quoted-printable or base64 if it is. */
-function parseMessage(raw: string): { headers: Map<string, string>; body: string } {
-  const split = raw.indexOf('\r\n\r\n');
-  const head = raw.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
-  let body = raw.slice(split + 4);
-  const headers = new Map<string, string>();
-  for (const line of head.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-  }
-  const encoding = (headers.get('content-transfer-encoding') ?? '7bit').toLowerCase();
-  if (encoding === 'quoted-printable') {
-    body = body
-      .replace(/=\r\n/g, '')
-      .replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
-  } else if (encoding === 'base64') {
-    body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
-  }
-  return { headers, body };
-}
-
-const received: Received[] = [];
-let rejectRecipients = false;
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onRcptTo(_address, _session, callback) {
-    if (rejectRecipients) return callback(new Error('550 mailbox unavailable'));
-    callback();
-  },
-  onData(stream, session, callback) {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      received.push({
-        envelopeTo: session.envelope.rcptTo.map((r) => r.address),
-        envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-        raw,
-        ...parseMessage(raw),
-      });
-      callback();
-    });
-  },
-});
+const catcher = new MailCatcher();
+const received = catcher.received;
 
 let env: TestEnv;
 let port = 0;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  port = (smtp.server.address() as AddressInfo).port;
+  await catcher.start();
+  port = Number(new URL(catcher.url).port);
   env = await startTestEnv({ env: { SMTP_URL: `smtp://127.0.0.1:${port}` } });
 });
 afterAll(async () => {
   await env?.close();
-  await new Promise<void>((resolve) => smtp.close(resolve));
+  await catcher.stop();
 });
 
-const mailsTo = (address: string) => received.filter((m) => m.envelopeTo.includes(address));
-const codeIn = (m: Received) => /\b(\d{6})\b/.exec(`${m.headers.get('subject')}\n${m.body}`)?.[1];
+const mailsTo = (address: string) => catcher.to(address);
+const codeIn = (m: CaughtMail) => /\b(\d{6})\b/.exec(`${m.headers.get('subject')}\n${m.body}`)?.[1];
 
 describe('owner proof over a real SMTP conversation', () => {
   it('SMTP_URL selects the SMTP mailer', () => {
@@ -139,7 +85,7 @@ describe('owner proof over a real SMTP conversation', () => {
 
   it('a mail server that refuses the message is a clear 503, not a 500 that leaks', async () => {
     const a = await newAccount(env);
-    rejectRecipients = true;
+    catcher.rejectRecipients = true;
     try {
       const r = await env.call('POST', '/v1/manage/session', { body: { token: linkToken(a.account_url) } });
       const p = expectProblem(r, 503, 'service_unavailable');
@@ -147,7 +93,7 @@ describe('owner proof over a real SMTP conversation', () => {
       expect(r.text).not.toMatch(/550|mailbox|127\.0\.0\.1|smtp/i);
       expect(p.detail).toMatch(/code/i);
     } finally {
-      rejectRecipients = false;
+      catcher.rejectRecipients = false;
     }
     expect(mailsTo(a.email)).toHaveLength(0);
     // Once the server accepts mail again, the owner can carry on.

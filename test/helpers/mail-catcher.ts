@@ -5,6 +5,7 @@ import { SMTPServer } from 'smtp-server';
 export interface CaughtMail {
   envelopeTo: string[];
   envelopeFrom: string;
+  raw: string;
   headers: Map<string, string>;
   body: string;
 }
@@ -49,18 +50,26 @@ function parseMessage(raw: string): { headers: Map<string, string>; body: string
 /** A real SMTP server on a loopback port that keeps every message it accepts. */
 export class MailCatcher {
   readonly received: CaughtMail[] = [];
+  /** While true, every recipient is refused with 550 (a mailbox that does not exist). */
+  rejectRecipients = false;
   readonly #smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo: (_address, _session, callback) => {
+      if (this.rejectRecipients) return callback(new Error('550 mailbox unavailable'));
+      callback();
+    },
     onData: (stream, session, callback) => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
         this.received.push({
           envelopeTo: session.envelope.rcptTo.map((r) => r.address),
           envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          ...parseMessage(Buffer.concat(chunks).toString('utf8')),
+          raw,
+          ...parseMessage(raw),
         });
         callback();
       });
