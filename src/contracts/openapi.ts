@@ -208,8 +208,24 @@ function applyContracts(doc: OpenApiDoc, baseUrl: string): OpenApiDoc {
   return doc;
 }
 
+const apiRoutes = new WeakMap<FastifyInstance, { seen: number; undeclared: string[] }>();
+
+/** API routes (/v1/*) seen at registration, and those without an operation() declaration (none should be). */
+export function undeclaredApiRoutes(app: FastifyInstance): { seen: number; undeclared: string[] } {
+  return apiRoutes.get(app) ?? { seen: 0, undeclared: [] };
+}
+
 /** OpenAPI 3.1 generated from the routes' zod schemas; served at /openapi.json. */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  const routes = { seen: 0, undeclared: [] as string[] };
+  apiRoutes.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat().filter((m) => m !== 'HEAD');
+    if (!route.url.startsWith('/v1/') || methods.length === 0) return;
+    routes.seen++;
+    const schema = route.schema as Record<string, unknown> | undefined;
+    if (!(schema && CONTRACT_KEY in schema)) routes.undeclared.push(`${methods.join(',')} ${route.url}`);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Parser } from '@asyncapi/parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { undeclaredApiRoutes } from '../../src/contracts/openapi.js';
 import { CATALOG } from '../../src/core/problems.js';
 import { WebhookContract } from '../helpers/asyncapi.js';
 import { ContractMismatch, contractStats, enforceContract } from '../helpers/contract.js';
@@ -177,6 +178,12 @@ describe('the contract checks themselves', () => {
     expect(doc.paths['/v1/reports'].post.responses['429'].headers['Retry-After'].required).toBe(false);
     expect(doc.paths['/index.json'].get.responses['200'].headers.ETag.required).toBe(true);
     expect(doc.paths['/mcp'].post.security).toEqual([{}, { apiKey: [] }]);
+  });
+
+  it('every /v1 route is declared with operation(), so it is in /openapi.json', () => {
+    const { seen, undeclared } = undeclaredApiRoutes(env.app);
+    expect(seen).toBeGreaterThan(25);
+    expect(undeclared).toEqual([]);
   });
 
   it('the response checker refuses what the contract does not say', async () => {
