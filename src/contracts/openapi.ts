@@ -92,8 +92,8 @@ function headerObjects(specs: readonly HeaderSpec[], requiredAlways = true) {
 /** The RFC 9457 body a code answers with, as an example. */
 function problemExample(code: ProblemCode, baseUrl: string) {
   const e = CATALOG[code];
-  const owner = ['insufficient_balance', 'owner_action_required', 'account_banned'].includes(code)
-    ? { account_url: `${baseUrl}/account?token=<ACCOUNT_LINK_TOKEN>`, for_human: true }
+  const owner = ['insufficient_balance', 'owner_action_required'].includes(code)
+    ? { account_url: `${baseUrl}/account?token=ACCOUNT_LINK_TOKEN`, for_human: true }
     : {};
   return {
     type: `${baseUrl}/errors/${code}`,

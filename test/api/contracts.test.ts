@@ -186,6 +186,17 @@ describe('the contract checks themselves', () => {
     expect(undeclared).toEqual([]);
   });
 
+  it('every example in /openapi.json validates against its own schema', () => {
+    const examples = env.contract().examples();
+    expect(examples.length).toBeGreaterThan(100);
+    for (const where of ['POST /v1/posts 202', 'POST /v1/accounts 201', 'GET /v1/status 200'])
+      expect(
+        examples.some((e) => e.where.startsWith(where)),
+        where,
+      ).toBe(true);
+    expect(examples.filter((e) => e.errors.length > 0)).toEqual([]);
+  });
+
   it('the response checker refuses what the contract does not say', async () => {
     const validator = env.contract();
     const good = await env.call('GET', '/v1/status');

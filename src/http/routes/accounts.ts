@@ -8,6 +8,7 @@ import {
   patchAccountBody,
 } from '../../core/accounts/schemas.js';
 import type { AppContext } from '../app.js';
+import { EXAMPLES } from '../examples.js';
 import { KEYED, operation, PUBLIC } from '../operation.js';
 
 export async function accountRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
@@ -23,6 +24,7 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
         security: PUBLIC,
         body: createAccountBody,
         responses: { 201: createAccountResponse },
+        examples: { 201: EXAMPLES.accountCreated },
       }),
     },
     async (req, reply) => reply.code(201).send(await accounts.create(req.body)),

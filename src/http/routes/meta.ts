@@ -5,6 +5,7 @@ import { policyView } from '../../core/policy/schemas.js';
 import { pricingDocument, pricingView } from '../../core/pricing.js';
 import { statusView } from '../../core/status.js';
 import type { AppContext } from '../app.js';
+import { EXAMPLES } from '../examples.js';
 import { OPTIONAL_KEY, operation, PUBLIC } from '../operation.js';
 
 export async function metaRoutes(app: FastifyInstance, { platform }: AppContext) {
@@ -17,6 +18,7 @@ export async function metaRoutes(app: FastifyInstance, { platform }: AppContext)
         summary: 'Is the API up, is the model running, how many posts wait',
         security: PUBLIC,
         responses: { 200: statusView },
+        examples: { 200: EXAMPLES.status },
       }),
     },
     async () => platform.services.status.current(),

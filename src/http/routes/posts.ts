@@ -13,6 +13,7 @@ import {
 import { ownPost } from '../../core/posts/views.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
+import { EXAMPLES } from '../examples.js';
 import { KEYED, OPTIONAL_KEY, operation } from '../operation.js';
 
 export function sendPosting(reply: FastifyReply, r: PostingResponse) {
@@ -42,6 +43,7 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
         headers: z.object({ 'idempotency-key': z.string().optional() }),
         // The body is validated in core by the site's own schema (see the requestBody oneOf).
         responses: { 202: ownPost, 200: dryRunResult },
+        examples: { 202: EXAMPLES.queuedPost, 200: EXAMPLES.dryRun },
         responseHeaders: { 202: ['retry-after', 'idempotent-replayed?'] },
         problems: [
           'insufficient_balance',

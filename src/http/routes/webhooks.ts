@@ -10,6 +10,7 @@ import {
   webhookTestAck,
 } from '../../core/webhooks/endpoints.js';
 import type { AppContext } from '../app.js';
+import { EXAMPLES } from '../examples.js';
 import { KEYED, operation } from '../operation.js';
 
 export async function webhookRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
@@ -25,6 +26,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         security: KEYED,
         body: createWebhookBody,
         responses: { 201: createdWebhook },
+        examples: { 201: EXAMPLES.webhookCreated },
         problems: ['invalid_webhook_url', 'too_many_webhooks', 'account_banned'],
       }),
     },
