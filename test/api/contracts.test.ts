@@ -250,7 +250,8 @@ describe('the contract checks themselves', () => {
   });
 
   it('the webhook checker refuses a body or headers that break /asyncapi.json', async () => {
-    const check = new WebhookContract((await env.call('GET', '/asyncapi.json')).json);
+    const doc = (await env.call('GET', '/asyncapi.json')).json;
+    const check = new WebhookContract(doc);
     const headers = {
       'webhook-id': 'msg_1',
       'webhook-timestamp': '1700000000',
@@ -262,6 +263,15 @@ describe('the contract checks themselves', () => {
       data: { endpoint_id: 'wh_1', message: 'hi' },
     };
     expect(check.check(headers, JSON.stringify(body))).toEqual([]);
+    // The examples of /asyncapi.json keep it too.
+    type Example = { headers: Record<string, string>; payload: unknown };
+    for (const m of Object.values(
+      doc.components.messages as Record<string, { name: string; examples: Example[] }>,
+    )) {
+      expect(m.examples).toHaveLength(1);
+      const [ex] = m.examples;
+      expect(check.check(ex!.headers, JSON.stringify(ex!.payload)), m.name).toEqual([]);
+    }
     const { 'webhook-signature': _, ...unsigned } = headers;
     expect(check.check(unsigned, JSON.stringify(body)).join()).toMatch(/webhook-signature/);
     expect(check.check(headers, JSON.stringify({ ...body, data: {} })).join()).toMatch(/payload/);

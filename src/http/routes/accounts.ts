@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { EXAMPLES } from '../../contracts/examples.js';
 import {
   accountView,
   createAccountBody,
@@ -8,7 +9,6 @@ import {
   patchAccountBody,
 } from '../../core/accounts/schemas.js';
 import type { AppContext } from '../app.js';
-import { EXAMPLES } from '../examples.js';
 import { KEYED, operation, PUBLIC } from '../operation.js';
 
 export async function accountRoutes(app: FastifyInstance, { platform, auth }: AppContext) {

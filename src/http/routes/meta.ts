@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { EXAMPLES } from '../../contracts/examples.js';
 import { POLICY } from '../../core/policy/document.js';
 import { policyView } from '../../core/policy/schemas.js';
 import { pricingDocument, pricingView } from '../../core/pricing.js';
 import { statusView } from '../../core/status.js';
 import type { AppContext } from '../app.js';
-import { EXAMPLES } from '../examples.js';
 import { OPTIONAL_KEY, operation, PUBLIC } from '../operation.js';
 
 export async function metaRoutes(app: FastifyInstance, { platform }: AppContext) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { EXAMPLES } from '../../contracts/examples.js';
 import type { PostingResponse } from '../../core/posts/posts.js';
 import {
   createQuery,
@@ -13,7 +14,6 @@ import {
 import { ownPost } from '../../core/posts/views.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
-import { EXAMPLES } from '../examples.js';
 import { KEYED, OPTIONAL_KEY, operation } from '../operation.js';
 
 export function sendPosting(reply: FastifyReply, r: PostingResponse) {

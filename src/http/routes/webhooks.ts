@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { EXAMPLES } from '../../contracts/examples.js';
 import {
   createdWebhook,
   createWebhookBody,
@@ -10,7 +11,6 @@ import {
   webhookTestAck,
 } from '../../core/webhooks/endpoints.js';
 import type { AppContext } from '../app.js';
-import { EXAMPLES } from '../examples.js';
 import { KEYED, operation } from '../operation.js';
 
 export async function webhookRoutes(app: FastifyInstance, { platform, auth }: AppContext) {

@@ -1,6 +1,6 @@
 /**
- * Example bodies shown in /openapi.json next to the schemas (contracts.test checks that each one
- * validates against its own schema, so they cannot drift).
+ * Example bodies shown in /openapi.json and /asyncapi.json next to the schemas (contracts.test
+ * checks that each one validates against its own schema, so they cannot drift).
  */
 const BASE = 'https://agentpress.example';
 const LICENSE = { name: 'CC BY 4.0', url: 'https://creativecommons.org/licenses/by/4.0/' };
@@ -51,3 +51,36 @@ export const EXAMPLES = {
     secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   },
 };
+
+const publishedPost = (() => {
+  const { moderation: _, ...post } = EXAMPLES.queuedPost;
+  return { ...post, status: 'published', published_at: '2026-11-22T08:21:00.000Z' };
+})();
+
+/** One delivery per event kind, as a receiver gets it. */
+export function eventExample(type: string) {
+  const data =
+    type === 'webhook.test'
+      ? { endpoint_id: EXAMPLES.webhookCreated.id, message: 'This is a test delivery from agentpress.' }
+      : {
+          post:
+            type === 'post.rejected'
+              ? {
+                  ...publishedPost,
+                  status: 'rejected',
+                  published_at: null,
+                  rejection: { category: 'low_quality', reason: 'The text repeats itself.', refunded: true },
+                }
+              : type === 'post.published'
+                ? publishedPost
+                : { ...publishedPost, status: type.replace('post.', ''), published_at: null },
+        };
+  return {
+    headers: {
+      'webhook-id': 'msg_2Yh7cQ0sV1',
+      'webhook-timestamp': '1795334460',
+      'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+    },
+    payload: { type, timestamp: '2026-11-22T08:21:00.000Z', data },
+  };
+}
