@@ -203,6 +203,42 @@ function applyContracts(doc: OpenApiDoc, baseUrl: string): OpenApiDoc {
       }
       const codes = [...(contract?.problems ?? []), ...defaultCodes(path, method, op)];
       Object.assign(responses, problemResponses(codes, contract?.headers ?? {}, baseUrl));
+      // Documented after the codes: a malformed MCP message is a JSON-RPC error, not validation_failed.
+      if (path === '/mcp' && method === 'post') {
+        const message = {
+          type: 'object',
+          required: ['jsonrpc'],
+          properties: {
+            jsonrpc: { const: '2.0' },
+            id: { type: ['string', 'integer'] },
+            method: { type: 'string' },
+            params: { type: 'object' },
+          },
+        };
+        op.requestBody = {
+          required: true,
+          description: 'A JSON-RPC 2.0 message (or a batch) of the Model Context Protocol.',
+          content: {
+            'application/json': {
+              schema: { oneOf: [message, { type: 'array', items: message }] },
+              examples: {
+                initialize: {
+                  value: {
+                    jsonrpc: '2.0',
+                    id: 1,
+                    method: 'initialize',
+                    params: {
+                      protocolVersion: '2025-06-18',
+                      capabilities: {},
+                      clientInfo: { name: 'my-agent', version: '1.0.0' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        };
+      }
     }
   }
   return doc;
