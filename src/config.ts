@@ -106,6 +106,9 @@ const envSchema = z.object({
   SMTP_URL: optionalUrl(['smtp', 'smtps'], 'an SMTP URL'),
   MAIL_FROM: z.string().trim().default('agentpress <no-reply@agentpress.local>'),
   PAYMENTS: z.enum(['test', 'stripe']).default('test'),
+  STRIPE_SECRET_KEY: optionalString,
+  STRIPE_WEBHOOK_SECRET: optionalString,
+  STRIPE_API_BASE: optionalUrl(['http', 'https'], 'the Stripe API address'),
   MODERATOR: z.enum(['local', 'openai']).default('local'),
   MODERATOR_START_SECONDS: z.coerce.number().min(0).default(2),
   MODERATOR_DECISION_SECONDS: z.coerce.number().min(0).max(60).default(1),
@@ -143,6 +146,10 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   payments: 'test' | 'stripe';
+  /** PAYMENTS=stripe: the secret API key, the webhook signing secret, and optionally another API address. */
+  stripeSecretKey: string | undefined;
+  stripeWebhookSecret: string | undefined;
+  stripeApiBase: string | undefined;
   moderator: 'local' | 'openai';
   moderatorStartSeconds: number;
   moderatorDecisionSeconds: number;
@@ -207,6 +214,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       'Invalid configuration:\n  MODERATOR=openai needs MODERATOR_URL (an OpenAI-compatible /v1 base URL) and MODERATOR_MODEL',
     );
   }
+  if (env.PAYMENTS === 'stripe' && (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET)) {
+    throw new Error(
+      'Invalid configuration:\n  PAYMENTS=stripe needs STRIPE_SECRET_KEY (sk_...) and STRIPE_WEBHOOK_SECRET (whsec_... of the endpoint /v1/stripe/webhook)',
+    );
+  }
   return {
     port: env.PORT,
     host: env.HOST,
@@ -219,6 +231,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     smtpUrl: env.SMTP_URL,
     mailFrom: env.MAIL_FROM,
     payments: env.PAYMENTS,
+    stripeSecretKey: env.STRIPE_SECRET_KEY,
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET,
+    stripeApiBase: env.STRIPE_API_BASE,
     moderator: env.MODERATOR,
     moderatorStartSeconds: env.MODERATOR_START_SECONDS,
     moderatorDecisionSeconds: env.MODERATOR_DECISION_SECONDS,

@@ -2,7 +2,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { Accounts } from './core/accounts/accounts.js';
+import { Deletion } from './core/accounts/deletion.js';
 import { Keys } from './core/accounts/keys.js';
+import { AutoRecharge } from './core/billing/auto-recharge.js';
+import { BalanceWatch } from './core/billing/balance-watch.js';
+import { Cards } from './core/billing/cards.js';
+import { History } from './core/billing/history.js';
+import { StripeEvents } from './core/billing/stripe-events.js';
 import { TopUps } from './core/billing/top-ups.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { Deps, Logger } from './core/context.js';
@@ -13,8 +19,10 @@ import { ModerationService } from './core/moderation/moderation.js';
 import { LocalModerator, type Moderator } from './core/moderation/moderator.js';
 import { OpenAIModerator } from './core/moderation/openai.js';
 import { Staff } from './core/moderation/staff.js';
+import { OwnerNotices } from './core/owner/notices.js';
 import { OwnerSessions } from './core/owner/sessions.js';
 import { type PaymentProvider, TestPaymentProvider } from './core/payments/provider.js';
+import { StripePaymentProvider } from './core/payments/stripe.js';
 import { Posts } from './core/posts/posts.js';
 import { Relay } from './core/relay/relay.js';
 import { Reports } from './core/reports/reports.js';
@@ -34,6 +42,12 @@ export interface Services {
   keys: Keys;
   ownerSessions: OwnerSessions;
   topUps: TopUps;
+  cards: Cards;
+  autoRecharge: AutoRecharge;
+  balanceWatch: BalanceWatch;
+  history: History;
+  stripeEvents: StripeEvents;
+  deletion: Deletion;
   lifecycle: ModelLifecycle;
   status: Status;
   posts: Posts;
@@ -98,6 +112,15 @@ export function persistentSecret(
   return { value, created: true };
 }
 
+function paymentProvider(config: Config): PaymentProvider {
+  if (config.payments !== 'stripe') return new TestPaymentProvider();
+  return new StripePaymentProvider({
+    secretKey: config.stripeSecretKey ?? '',
+    webhookSecret: config.stripeWebhookSecret ?? '',
+    apiBase: config.stripeApiBase,
+  });
+}
+
 /** The composition root: one place where every dependency is chosen and wired. */
 export async function createPlatform(config: Config, opts: PlatformOptions = {}): Promise<Platform> {
   const clock = opts.clock ?? systemClock;
@@ -113,7 +136,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     (config.smtpUrl
       ? new SmtpMailer(config.smtpUrl, config.mailFrom)
       : new OutboxMailer(database.db, clock, (m) => log.info(m)));
-  const payments = opts.payments ?? new TestPaymentProvider();
+  const payments = opts.payments ?? paymentProvider(config);
   const deps: Deps = { db: database.db, clock, baseUrl: config.baseUrl, mailer, payments, log };
 
   const jobs = new JobQueue(database, { supervise: opts.supervise ?? true });
@@ -141,23 +164,32 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
           ...(config.moderatorApiKey ? { apiKey: config.moderatorApiKey } : {}),
         })
       : new EmulatedLatency(new LocalModerator(), config.moderatorDecisionSeconds));
-  const moderation = new ModerationService(deps, lifecycle, moderator, jobs, events);
+  const notices = new OwnerNotices(deps);
+  const autoRecharge = new AutoRecharge(deps, notices);
+  const balanceWatch = new BalanceWatch(deps, autoRecharge, notices);
+  const moderation = new ModerationService(deps, lifecycle, moderator, jobs, events, balanceWatch);
   const services: Services = {
     keys,
     accounts,
     lifecycle,
     moderation,
     events,
-    staff: new Staff(deps, events),
+    staff: new Staff(deps, events, balanceWatch),
     webhooks: new WebhookEndpoints(deps, urlPolicy, box, events),
     delivery,
     reports: new Reports(deps),
-    search: new Search(deps, accounts),
+    search: new Search(deps, accounts, balanceWatch),
     relay: new Relay(deps, accounts),
     status: new Status(deps, lifecycle, opts.statusCacheMs ?? 1000),
     ownerSessions: new OwnerSessions(deps),
     topUps: new TopUps(deps),
-    posts: new Posts(deps, accounts, lifecycle, jobs),
+    cards: new Cards(deps),
+    autoRecharge,
+    balanceWatch,
+    history: new History(deps),
+    stripeEvents: new StripeEvents(deps),
+    deletion: new Deletion(deps, notices),
+    posts: new Posts(deps, accounts, lifecycle, jobs, balanceWatch),
   };
   const workers = new Workers(jobs, log, services);
 

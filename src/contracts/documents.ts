@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { MAX_KEYS } from '../core/accounts/keys.js';
+import { CENT } from '../core/billing/top-ups.js';
 import { LINK_TTL_MS } from '../core/owner/links.js';
 import { CODES_PER_ACCOUNT_PER_DAY } from '../core/owner/sessions.js';
 import { STORY_LIMITS } from '../core/posts/bodies.js';
@@ -95,6 +96,18 @@ export function rateLimitsDocument(config: Config) {
         limit: null,
         counted_per: 'account',
         after: 'limited by price, moderation and the platform ceiling',
+      },
+      {
+        operation: 'POST /v1/manage/top-ups',
+        amount: { min: PRICES.top_up_min, max: PRICES.top_up_max, multiple_of: CENT },
+        counted_per: 'top-up',
+        after: '422 validation_failed',
+      },
+      {
+        operation: 'auto-recharge',
+        limit: 1,
+        counted_per: 'account, in flight at any one time',
+        after: 'charges that leave the balance under the threshold while one is in flight start none',
       },
     ],
     constants: {

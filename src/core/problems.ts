@@ -165,11 +165,23 @@ export const CATALOG = {
     description: 'The payment provider declined the charge.',
     action: 'Use another card or try again later.',
   },
+  card_declined: {
+    status: 402,
+    title: 'Card declined',
+    description: 'The card could not be saved: the payment provider declined it.',
+    action: 'Use another card on the account page.',
+  },
+  invalid_signature: {
+    status: 400,
+    title: 'Invalid signature',
+    description: 'A payment provider webhook did not carry a valid signature for its raw body.',
+    action: 'Send the event exactly as the provider signed it, with its signature header.',
+  },
   card_required: {
     status: 409,
     title: 'Card required',
-    description: 'This needs a card on file.',
-    action: 'Add a card on the account page first.',
+    description: 'This needs a card on file: auto-recharge charges the saved card.',
+    action: 'Add a card on the account page first, then turn auto-recharge on.',
   },
   service_unavailable: {
     status: 503,

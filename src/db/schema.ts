@@ -28,9 +28,20 @@ export const accounts = pgTable('accounts', {
   strikes: integer('strikes').notNull().default(0),
   cardOnFile: boolean('card_on_file').notNull().default(false),
   cardLast4: text('card_last4'),
+  cardBrand: text('card_brand'),
+  /** The provider's reference of the saved card (a Stripe PaymentMethod id); never a card number. */
+  cardRef: text('card_ref'),
+  /** The provider's customer (a Stripe Customer id). */
+  providerCustomer: text('provider_customer'),
   autoRechargeEnabled: boolean('auto_recharge_enabled').notNull().default(false),
   autoRechargeThreshold: micros('auto_recharge_threshold').notNull().default(1_000_000),
   autoRechargeAmount: micros('auto_recharge_amount').notNull().default(10_000_000),
+  /** Why auto-recharge was turned off by the service (a declined card), shown on the account page. */
+  autoRechargeDisabledReason: text('auto_recharge_disabled_reason'),
+  /** DELETE /v1/account asked the owner; cleared by cancel, final on confirm. */
+  deletionRequestedAt: ts('deletion_requested_at'),
+  /** The low-balance e-mail went out; cleared when a credit lets the balance pay for a post again. */
+  lowBalanceNoticeAt: ts('low_balance_notice_at'),
   createdAt: ts('created_at').notNull(),
   deletedAt: ts('deleted_at'),
 });
@@ -123,7 +134,39 @@ export const topUps = pgTable('top_ups', {
   status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
   provider: text('provider').notNull(),
   providerRef: text('provider_ref'),
+  /** Micro-dollars of this top-up already refunded to the card. */
+  refunded: micros('refunded').notNull().default(0),
   createdAt: ts('created_at').notNull(),
+});
+
+/** Auto-recharge attempts; the partial unique index allows one in flight per account. */
+export const recharges = pgTable(
+  'recharges',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    amount: micros('amount').notNull(),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] }).notNull(),
+    providerRef: text('provider_ref'),
+    failureReason: text('failure_reason'),
+    /** Micro-dollars of this charge already refunded to the card. */
+    refunded: micros('refunded').notNull().default(0),
+    createdAt: ts('created_at').notNull(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [
+    uniqueIndex('recharges_one_pending_idx').on(t.accountId).where(sql`${t.status} = 'pending'`),
+    index('recharges_account_idx').on(t.accountId, t.createdAt),
+  ],
+);
+
+/** Stripe webhook events already applied: the event id as primary key makes a replay a no-op. */
+export const stripeEvents = pgTable('stripe_events', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  receivedAt: ts('received_at').notNull(),
 });
 
 export const mailOutbox = pgTable(

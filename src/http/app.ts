@@ -20,6 +20,7 @@ import { relayRoutes } from './routes/relay.js';
 import { reportRoutes } from './routes/reports.js';
 import { searchRoutes } from './routes/search.js';
 import { siteRoutes } from './routes/site.js';
+import { stripeRoutes } from './routes/stripe.js';
 import { webRoutes } from './routes/web.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -97,6 +98,7 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
     await searchRoutes(api, ctx);
     await mcpRoutes(api, ctx);
   });
+  await app.register(async (stripe) => stripeRoutes(stripe, ctx));
   await app.register(async (site) => siteRoutes(site, ctx));
   await app.register(async (contracts) => contractRoutes(contracts, ctx));
   await app.register(async (web) => webRoutes(web, ctx));

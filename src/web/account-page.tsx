@@ -1,5 +1,6 @@
 import type { KeyView } from '../core/accounts/keys.js';
 import type { AccountView } from '../core/accounts/schemas.js';
+import type { LedgerPage } from '../core/billing/history.js';
 import { Layout, renderPage } from './layout.js';
 
 const dollars = (micros: number) => `$${(micros / 1_000_000).toFixed(2)}`;
@@ -50,41 +51,144 @@ export function linkExpiredPage(): string {
   );
 }
 
-export function accountPage(opts: {
+export interface AccountPageData {
   account: AccountView;
   keys: KeyView[];
-  newKey?: string;
-  notice?: string;
-  error?: string;
-}) {
+  card: { brand: string; last4: string } | null;
+  autoRechargeDisabledReason: string | null;
+  deletionRequested: boolean;
+  ledger: LedgerPage['data'];
+  webhooks: { id: string; url: string; events: string[]; status: string }[];
+  topUpAmounts: readonly number[];
+  payments: 'test' | 'stripe';
+  newKey?: string | undefined;
+  notice?: string | undefined;
+  error?: string | undefined;
+  /** The provider's page to continue on (Stripe Checkout). */
+  checkoutUrl?: string | undefined;
+}
+
+const KIND_LABEL: Record<string, string> = {
+  top_up: 'Top-up',
+  post_fee: 'Post',
+  refund: 'Refund',
+  fine: 'Fine',
+  search_fee: 'Search',
+  auto_recharge: 'Auto-recharge',
+  withdrawal: 'Refund to card',
+};
+
+export function accountPage(opts: AccountPageData) {
   const { account: a } = opts;
+  const ar = a.auto_recharge;
   return renderPage(
     <Layout title="Account">
       <h1>{a.name}</h1>
-      {opts.notice && <p>{opts.notice}</p>}
-      {opts.error && <p class="error">{opts.error}</p>}
+      {opts.notice && (
+        <p id="notice" class="notice">
+          {opts.notice}
+        </p>
+      )}
+      {opts.checkoutUrl && (
+        <p class="notice">
+          <a id="checkout" href={opts.checkoutUrl}>
+            Continue on the payment page
+          </a>
+        </p>
+      )}
+      {opts.error && (
+        <p id="error" class="error">
+          {opts.error}
+        </p>
+      )}
       <dl>
         <dt>E-mail</dt>
         <dd>
           {a.email} {a.email_verified ? '(verified)' : ''}
         </dd>
         <dt>Status</dt>
-        <dd>{a.status}</dd>
+        <dd id="status">{a.status}</dd>
         <dt>Balance</dt>
         <dd id="balance">{dollars(a.balance)}</dd>
         <dt>Strikes</dt>
-        <dd>{a.strikes} of 3</dd>
+        <dd id="strikes">{a.strikes} of 3</dd>
       </dl>
+
+      <h2>Card</h2>
+      {opts.card ? (
+        <div>
+          <p id="card">
+            {opts.card.brand} ending in {opts.card.last4}
+          </p>
+          <form method="post" action="/account/card/remove">
+            <button type="submit" class="secondary">
+              Remove the card
+            </button>
+          </form>
+        </div>
+      ) : (
+        <p id="card">No card on file.</p>
+      )}
+      <form method="post" action="/account/card">
+        {opts.payments === 'test' ? (
+          <>
+            <label for="card-number">
+              Card number (test cards: 4242 4242 4242 4242 works, 4000 0000 0000 0002 is declined)
+            </label>
+            <input id="card-number" name="card" inputMode="numeric" autocomplete="off" required />
+            <button type="submit">Save the card</button>
+          </>
+        ) : (
+          <button type="submit">{opts.card ? 'Replace the card' : 'Add a card'}</button>
+        )}
+      </form>
 
       <h2>Top up</h2>
       <form method="post" action="/account/top-up">
-        <label for="amount">Amount (USD)</label>
+        <label for="amount">Amount</label>
         <select id="amount" name="amount">
-          {[5, 10, 25, 50, 100].map((d) => (
-            <option value={String(d * 1_000_000)}>${d}</option>
+          {opts.topUpAmounts.map((m) => (
+            <option value={String(m)}>{dollars(m)}</option>
           ))}
         </select>
         <button type="submit">Add money</button>
+      </form>
+
+      <h2>Auto-recharge</h2>
+      <p id="auto-recharge">
+        {ar.enabled
+          ? `On: when a charge leaves the balance under ${dollars(ar.threshold)}, ${dollars(ar.amount)} is charged to the card.`
+          : 'Off.'}
+      </p>
+      {opts.autoRechargeDisabledReason && (
+        <p id="auto-recharge-reason" class="error">
+          Turned off by the service: {opts.autoRechargeDisabledReason}
+        </p>
+      )}
+      <form method="post" action="/account/auto-recharge">
+        <label>
+          <input id="ar-enabled" type="checkbox" name="enabled" value="on" checked={ar.enabled} /> Recharge
+          automatically
+        </label>
+        <label for="ar-threshold">When the balance falls under (USD)</label>
+        <input
+          id="ar-threshold"
+          name="threshold"
+          type="number"
+          min="0"
+          max="100"
+          step="0.01"
+          value={(ar.threshold / 1_000_000).toFixed(2)}
+        />
+        <label for="ar-amount">Add</label>
+        <select id="ar-amount" name="amount">
+          {opts.topUpAmounts.map((m) => (
+            <option value={String(m)} selected={m === ar.amount}>
+              {dollars(m)}
+            </option>
+          ))}
+        </select>
+        <button type="submit">Save auto-recharge</button>
       </form>
 
       <h2>API keys</h2>
@@ -93,10 +197,13 @@ export function accountPage(opts: {
           New key (shown once): <code id="new-key">{opts.newKey}</code>
         </p>
       )}
-      <table>
+      <p class="muted">
+        <span id="key-count">{opts.keys.length}</span> of 20 keys.
+      </p>
+      <table id="keys">
         <tbody>
           {opts.keys.map((k) => (
-            <tr>
+            <tr data-key-id={k.id}>
               <td>
                 <code>{k.prefix}…</code>
               </td>
@@ -116,11 +223,88 @@ export function accountPage(opts: {
       <form method="post" action="/account/keys">
         <button type="submit">Create a key</button>
       </form>
+
+      <h2>Webhooks</h2>
+      {opts.webhooks.length === 0 ? (
+        <p class="muted">No webhook endpoints. Your agent registers them with POST /v1/webhooks.</p>
+      ) : (
+        <ul id="webhooks">
+          {opts.webhooks.map((w) => (
+            <li>
+              <code>{w.url}</code> ({w.status}): {w.events.join(', ')}
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <h2>History</h2>
+      <table id="ledger">
+        <tbody>
+          {opts.ledger.map((e) => (
+            <tr>
+              <td class="muted">{e.created_at.slice(0, 16).replace('T', ' ')}</td>
+              <td>{KIND_LABEL[e.kind] ?? e.kind}</td>
+              <td>{e.amount >= 0 ? `+${dollars(e.amount)}` : `-${dollars(-e.amount)}`}</td>
+              <td>{dollars(e.balance_after)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <h2>Delete the account</h2>
+      {opts.deletionRequested ? (
+        <div id="deletion">
+          <p>
+            Deletion was requested. Until you confirm, nothing changes. On confirmation the API keys stop
+            working and the account data is erased; published posts stay up under CC BY 4.0 with the author
+            name and without a link to the account.
+          </p>
+          <form method="post" action="/account/deletion/confirm">
+            <label>
+              <input id="refund" type="checkbox" name="refund" value="on" /> Refund the unused balance (
+              {dollars(Math.max(0, a.balance))}) to the card
+            </label>
+            <button type="submit" class="danger">
+              Delete the account
+            </button>
+          </form>
+          <form method="post" action="/account/deletion/cancel">
+            <button type="submit" class="secondary">
+              Keep the account
+            </button>
+          </form>
+        </div>
+      ) : (
+        <form method="post" action="/account/deletion">
+          <button type="submit" class="secondary">
+            Request deletion
+          </button>
+        </form>
+      )}
+
       <form method="post" action="/account/sign-out">
         <button type="submit" class="secondary">
           Sign out
         </button>
       </form>
+    </Layout>,
+  );
+}
+
+export function accountDeletedPage(result: { refunded: number; refund_failed: number }): string {
+  return renderPage(
+    <Layout title="Account deleted">
+      <h1>The account was deleted</h1>
+      <p id="deleted">
+        Its API keys no longer work and its data is erased. Published posts stay up under CC BY 4.0 with the
+        author name.
+      </p>
+      {result.refunded > 0 && <p id="refunded">{dollars(result.refunded)} was refunded to your card.</p>}
+      {result.refund_failed > 0 && (
+        <p class="error">
+          {dollars(result.refund_failed)} could not be refunded; write to us and we will settle it.
+        </p>
+      )}
     </Layout>,
   );
 }

@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { Mailer } from '../../src/core/mail/mailer.js';
+import type { PaymentProvider } from '../../src/core/payments/provider.js';
 import type { Resolver } from '../../src/core/webhooks/url-policy.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { type App, buildApp } from '../../src/http/app.js';
@@ -72,6 +73,8 @@ export interface TestEnvOptions {
   clock?: TestClock;
   env?: Record<string, string>;
   mailer?: Mailer;
+  /** A payment provider a test controls (default: as PAYMENTS selects). */
+  payments?: PaymentProvider;
   /** DNS for webhook URLs (a fake that tests control). */
   resolver?: Resolver;
   webhookTimeoutMs?: number;
@@ -101,6 +104,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     database,
     statusCacheMs: 0,
     ...(opts.mailer ? { mailer: opts.mailer } : {}),
+    ...(opts.payments ? { payments: opts.payments } : {}),
     ...(opts.resolver ? { resolver: opts.resolver } : {}),
     ...(opts.webhookTimeoutMs ? { webhookTimeoutMs: opts.webhookTimeoutMs } : {}),
     log: { info() {}, warn() {}, error: (o) => console.error(o) },

@@ -89,6 +89,8 @@ describe('loadConfig reads every name', () => {
       SECRET_KEY: 'secret',
       SMTP_URL: 'smtps://mail.example.com:465',
       PAYMENTS: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_example',
+      STRIPE_WEBHOOK_SECRET: 'whsec_example',
       MODERATOR: 'openai',
       MODERATOR_URL: 'https://llm.example.com/v1',
       MODERATOR_MODEL: 'moderator-1',
@@ -109,6 +111,8 @@ describe('loadConfig reads every name', () => {
       secretKey: 'secret',
       smtpUrl: 'smtps://mail.example.com:465',
       payments: 'stripe',
+      stripeSecretKey: 'sk_test_example',
+      stripeWebhookSecret: 'whsec_example',
       moderator: 'openai',
       moderatorStartSeconds: 0,
       webhookAllowTargets: ['127.0.0.1', '10.0.0.0/8', '::1'],
@@ -116,6 +120,28 @@ describe('loadConfig reads every name', () => {
       platformBurst: 75,
       trustProxy: '10.0.0.0/8,loopback',
     });
+  });
+
+  it('PAYMENTS=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET; STRIPE_API_BASE must be a URL', () => {
+    expect(() => loadConfig({ PAYMENTS: 'stripe' })).toThrow(/STRIPE_SECRET_KEY/);
+    expect(() => loadConfig({ PAYMENTS: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(
+      /STRIPE_WEBHOOK_SECRET/,
+    );
+    const c = loadConfig({
+      PAYMENTS: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_x',
+      STRIPE_WEBHOOK_SECRET: 'whsec_x',
+      STRIPE_API_BASE: 'http://127.0.0.1:12111',
+    });
+    expect(c.stripeApiBase).toBe('http://127.0.0.1:12111');
+    expect(() =>
+      loadConfig({
+        PAYMENTS: 'stripe',
+        STRIPE_SECRET_KEY: 'a',
+        STRIPE_WEBHOOK_SECRET: 'b',
+        STRIPE_API_BASE: 'x',
+      }),
+    ).toThrow(/STRIPE_API_BASE/);
   });
 
   it('strips every trailing slash of BASE_URL', () => {

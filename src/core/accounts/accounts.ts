@@ -47,7 +47,12 @@ export class Accounts {
       name: row.name,
       email: row.email,
       email_verified: row.emailVerified,
-      status: row.status === 'deleted' ? 'pending_deletion' : row.status,
+      status:
+        row.status === 'banned'
+          ? 'banned'
+          : row.status === 'active' && !row.deletionRequestedAt
+            ? 'active'
+            : 'pending_deletion',
       balance: row.balance,
       strikes: row.strikes,
       card_on_file: row.cardOnFile,
@@ -57,6 +62,16 @@ export class Accounts {
         amount: row.autoRechargeAmount,
       },
       ...linkMembers(link),
+    };
+  }
+
+  /** What only the owner's page shows beyond the account view. */
+  async ownerDetails(accountId: string) {
+    const row = await this.row(accountId);
+    return {
+      card: row.cardOnFile ? { brand: row.cardBrand ?? 'card', last4: row.cardLast4 ?? '' } : null,
+      autoRechargeDisabledReason: row.autoRechargeDisabledReason,
+      deletionRequested: row.deletionRequestedAt !== null,
     };
   }
 
@@ -88,17 +103,6 @@ export class Accounts {
       .set({ autoRechargeEnabled: false })
       .where(eq(accounts.id, principal.accountId));
     return this.view(principal.accountId);
-  }
-
-  /** DELETE /v1/account only asks the owner; deletion happens when they confirm on the page. */
-  async requestDeletion(principal: Principal) {
-    const link = await issueLink(this.deps.db, this.deps.clock, this.deps.baseUrl, principal.accountId);
-    return {
-      status: 'owner_confirmation_required' as const,
-      detail:
-        'The owner confirms deletion on the account page (account_url). Until then nothing changes and the request can be abandoned.',
-      ...linkMembers(link),
-    };
   }
 
   /** Agent operations that act (post, search, webhooks) need an account in good standing. */

@@ -46,7 +46,7 @@ export const patchAccountBody = z.strictObject({
 });
 
 export const deleteAccountResponse = z.object({
-  status: z.literal('owner_confirmation_required'),
+  status: z.literal('pending_deletion'),
   detail: z.string(),
   ...ownerLink,
 });

@@ -1,6 +1,7 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { accounts, ledger } from '../../db/schema.js';
+import { PRICES } from '../pricing.js';
 
 export type LedgerKind = (typeof ledger.$inferInsert)['kind'];
 
@@ -26,7 +27,15 @@ export async function post(tx: Executor, e: LedgerEntry): Promise<number | null>
   const guard = e.amount < 0 && !e.allowNegative ? gte(accounts.balance, -e.amount) : sql`true`;
   const [row] = await tx
     .update(accounts)
-    .set({ balance: sql`${accounts.balance} + ${e.amount}` })
+    .set({
+      balance: sql`${accounts.balance} + ${e.amount}`,
+      // A credit that lets the balance pay for a post again re-arms the low-balance e-mail.
+      ...(e.amount > 0
+        ? {
+            lowBalanceNoticeAt: sql`case when ${accounts.balance} + ${e.amount} >= ${PRICES.post} then null else ${accounts.lowBalanceNoticeAt} end`,
+          }
+        : {}),
+    })
     .where(and(eq(accounts.id, e.accountId), guard))
     .returning({ balance: accounts.balance });
   if (!row) return null;

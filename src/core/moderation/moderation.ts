@@ -19,6 +19,8 @@ export class ModerationService {
     private readonly moderator: Moderator,
     private readonly jobs: JobQueue,
     private readonly events: Events,
+    /** Runs after a fine commits: auto-recharge and the low-balance e-mail. */
+    private readonly watch?: { afterDebit(accountId: string): Promise<void> },
   ) {}
 
   /** Safety net run by the sweep: every queued post reaches a verdict, even if its job was lost. */
@@ -70,13 +72,13 @@ export class ModerationService {
       prefilter: pf,
       site,
     });
-    await db.transaction(async (tx) => {
+    const fined = await db.transaction(async (tx) => {
       await tx
         .update(posts)
         .set({ prefilter: pf as unknown as Record<string, unknown> })
         .where(eq(posts.id, postId));
       const applied = await applyVerdict(tx, clock, postId, verdict);
-      if (!applied) return;
+      if (!applied) return null;
       await this.lifecycle.recordDecision(tx, (clock.now().getTime() - started) / 1000);
       await this.events.emitPost(
         tx,
@@ -84,7 +86,11 @@ export class ModerationService {
         eventFor(applied.post.status),
         toOwn(applied.post, this.deps.baseUrl),
       );
+      return applied.post.status === 'rejected' && applied.post.rejectionCategory !== 'low_quality'
+        ? applied.post.accountId
+        : null;
     });
+    if (fined) await this.watch?.afterDebit(fined);
     return 'done';
   }
 }

@@ -47,6 +47,8 @@ export class Staff {
   constructor(
     private readonly deps: Deps,
     private readonly events: Events,
+    /** Runs after a fine commits: auto-recharge and the low-balance e-mail. */
+    private readonly watch?: { afterDebit(accountId: string): Promise<void> },
   ) {}
 
   async reviewQueue(limit = 100): Promise<ReviewItem[]> {
@@ -67,7 +69,7 @@ export class Staff {
   /** A person's rejection in an abuse category strikes (a person can; rules alone never do). */
   async decide(postId: string, input: z.infer<typeof decisionBody>): Promise<OwnPost> {
     const { db, clock, baseUrl } = this.deps;
-    return db.transaction(async (tx) => {
+    const view = await db.transaction(async (tx) => {
       const applied = await decideReview(tx, clock, postId, {
         decision: input.decision,
         ...(input.category ? { category: input.category } : {}),
@@ -77,10 +79,16 @@ export class Staff {
         source: 'person',
       });
       if (!applied) throw await notIn(tx, postId, 'review');
-      const view = toOwn(applied.post, baseUrl);
-      await this.events.emitPost(tx, applied.post.accountId, eventFor(applied.post.status), view);
-      return view;
+      const own = toOwn(applied.post, baseUrl);
+      await this.events.emitPost(tx, applied.post.accountId, eventFor(applied.post.status), own);
+      return own;
     });
+    const fined = view.status === 'rejected' && view.rejection?.category !== 'low_quality';
+    if (fined) {
+      const [row] = await db.select({ accountId: posts.accountId }).from(posts).where(eq(posts.id, postId));
+      if (row) await this.watch?.afterDebit(row.accountId);
+    }
+    return view;
   }
 
   /** A person removes a published post (event post.removed). No money moves. */

@@ -52,6 +52,8 @@ export class Posts {
     private readonly accounts: Accounts,
     private readonly lifecycle: ModelLifecycle,
     private readonly jobs: JobQueue,
+    /** Runs after a charge commits: auto-recharge and the low-balance e-mail. */
+    private readonly watch?: { afterDebit(accountId: string): Promise<void> },
   ) {
     this.idempotency = new Idempotency(deps.db, deps.clock);
   }
@@ -76,11 +78,13 @@ export class Posts {
       if (claim.kind === 'replay') return { ...claim.response, replayed: true };
     }
     try {
-      return await this.deps.db.transaction(async (tx) => {
+      const result = await this.deps.db.transaction(async (tx) => {
         const response = await this.chargeAndQueue(tx, principal, site, post);
         if (key !== undefined) await this.idempotency.complete(tx, principal.accountId, key, response);
         return { ...response, replayed: false };
       });
+      await this.watch?.afterDebit(principal.accountId);
+      return result;
     } catch (e) {
       if (key !== undefined) await this.idempotency.release(principal.accountId, key);
       if (e instanceof InsufficientBalance) throw await this.insufficient(principal.accountId, post.price);

@@ -66,6 +66,8 @@ export class Search {
   constructor(
     private readonly deps: Deps,
     private readonly accounts: Accounts,
+    /** Runs after a search fee commits: auto-recharge and the low-balance e-mail. */
+    private readonly watch?: { afterDebit(accountId: string): Promise<void> },
   ) {}
 
   async search(
@@ -105,6 +107,7 @@ export class Search {
         throw problem;
       }
       charged = metered.charged;
+      if (charged > 0) await this.watch?.afterDebit(p.accountId);
     } else {
       const limit = PRICES.free_keyless_searches_per_day;
       const n = await consume(db, 'search_ip', caller.ip, now, limit);

@@ -117,12 +117,17 @@ export class WebhookEndpoints {
   }
 
   async list(p: Principal): Promise<z.infer<typeof webhookList>> {
+    return { data: await this.overview(p.accountId), next_cursor: null };
+  }
+
+  /** The account's live endpoints (no secrets); the owner's page shows them too. */
+  async overview(accountId: string): Promise<z.infer<typeof webhookView>[]> {
     const rows = await this.deps.db
       .select()
       .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.accountId, p.accountId), isNull(webhookEndpoints.deletedAt)))
+      .where(and(eq(webhookEndpoints.accountId, accountId), isNull(webhookEndpoints.deletedAt)))
       .orderBy(desc(webhookEndpoints.createdAt));
-    return { data: rows.map(view), next_cursor: null };
+    return rows.map(view);
   }
 
   private async own(p: Principal, id: string): Promise<EndpointRow> {

@@ -13,7 +13,7 @@ import { KEYED, operation, PUBLIC } from '../operation.js';
 
 export async function accountRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { accounts } = platform.services;
+  const { accounts, deletion } = platform.services;
 
   r.post(
     '/v1/accounts',
@@ -64,12 +64,13 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
     {
       schema: operation({
         tags: ['accounts'],
-        summary: 'Ask the owner to delete the account; returns the account_url where they confirm',
+        summary:
+          'Ask the owner to delete the account: 202 with status pending_deletion and the account_url where the owner confirms or cancels',
         security: KEYED,
         responses: { 202: deleteAccountResponse },
         problems: ['not_found'],
       }),
     },
-    async (req, reply) => reply.code(202).send(await accounts.requestDeletion(await auth.agent(req))),
+    async (req, reply) => reply.code(202).send(await deletion.request((await auth.agent(req)).accountId)),
   );
 }

@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accountView } from '../../core/accounts/schemas.js';
+import { confirmDeletionBody, deletionResult } from '../../core/accounts/deletion.js';
+import { accountView, deleteAccountResponse } from '../../core/accounts/schemas.js';
+import { autoRechargeBody, autoRechargeSettings } from '../../core/billing/auto-recharge.js';
+import { cardBody, cardSetupView } from '../../core/billing/cards.js';
+import { ledgerPage, ledgerQuery } from '../../core/billing/history.js';
 import { topUpBody, topUpView } from '../../core/billing/top-ups.js';
 import type { AppContext } from '../app.js';
 import { OWNER, operation, PUBLIC } from '../operation.js';
@@ -16,7 +20,9 @@ export const sessionBody = z.strictObject({
 
 export async function manageRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { ownerSessions, keys, topUps, accounts } = platform.services;
+  const { ownerSessions, keys, topUps, accounts, cards, autoRecharge, history, deletion } = platform.services;
+  /** Where the provider's page sends the owner back. */
+  const returnUrl = `${platform.config.baseUrl}/account`;
 
   r.post(
     '/v1/manage/session',
@@ -114,13 +120,130 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
     {
       schema: operation({
         tags: ['owner'],
-        summary: 'Add money to the balance',
+        summary:
+          'Add money to the balance: 201 when settled (test provider, or the card on file); 202 with checkout_url when the owner pays on Stripe Checkout',
         security: OWNER,
         body: topUpBody,
-        responses: { 201: topUpView },
+        responses: { 201: topUpView, 202: topUpView },
         problems: ['payment_failed', 'not_found'],
       }),
     },
-    async (req, reply) => reply.code(201).send(await topUps.create(await auth.owner(req), req.body)),
+    async (req, reply) => {
+      const t = await topUps.create(await auth.owner(req), req.body, returnUrl);
+      return reply.code(t.status === 'pending' ? 202 : 201).send(t);
+    },
+  );
+
+  r.get(
+    '/v1/manage/ledger',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary: 'Ledger history, newest first: every charge, refund, top-up and recharge',
+        security: OWNER,
+        querystring: ledgerQuery,
+        responses: { 200: ledgerPage },
+      }),
+    },
+    async (req) => history.list(await auth.owner(req), req.query),
+  );
+
+  r.post(
+    '/v1/manage/card',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary:
+          'Save a card: 201 with brand and last4 (test provider, from a test card number); 202 with checkout_url (Stripe Checkout in setup mode)',
+        security: OWNER,
+        body: cardBody,
+        responses: { 201: cardSetupView, 202: cardSetupView },
+        problems: ['card_declined', 'not_found'],
+      }),
+    },
+    async (req, reply) => {
+      const r = await cards.setup(await auth.owner(req), req.body, returnUrl);
+      return reply.code(r.status === 'saved' ? 201 : 202).send(r);
+    },
+  );
+
+  r.delete(
+    '/v1/manage/card',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary: 'Forget the card on file; auto-recharge turns off with it',
+        security: OWNER,
+        responses: { 204: null },
+      }),
+    },
+    async (req, reply) => {
+      await cards.remove(await auth.owner(req));
+      return reply.code(204).send();
+    },
+  );
+
+  r.put(
+    '/v1/manage/auto-recharge',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary: 'Auto-recharge settings; turning it on needs a card (409 card_required)',
+        security: OWNER,
+        body: autoRechargeBody,
+        responses: { 200: autoRechargeSettings },
+        problems: ['card_required', 'not_found'],
+      }),
+    },
+    async (req) => autoRecharge.configure(await auth.owner(req), req.body),
+  );
+
+  r.post(
+    '/v1/manage/deletion',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary:
+          'Request deletion on the page (the same as DELETE /v1/account by the agent); confirm or cancel next',
+        security: OWNER,
+        body: z.strictObject({}).nullish(),
+        responses: { 202: deleteAccountResponse },
+      }),
+    },
+    async (req, reply) => reply.code(202).send(await deletion.request(await auth.owner(req))),
+  );
+
+  r.post(
+    '/v1/manage/deletion/cancel',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary: 'Cancel a requested deletion (409 invalid_state when none is pending)',
+        security: OWNER,
+        body: z.strictObject({}).nullish(),
+        responses: { 200: z.object({ status: z.literal('active') }) },
+        problems: ['invalid_state'],
+      }),
+    },
+    async (req) => {
+      await deletion.cancel(await auth.owner(req));
+      return { status: 'active' as const };
+    },
+  );
+
+  r.post(
+    '/v1/manage/deletion/confirm',
+    {
+      schema: operation({
+        tags: ['owner'],
+        summary:
+          'Delete the account for good: keys stop working, data is erased, posts stay up; {refund: true} returns the unused balance to the card',
+        security: OWNER,
+        body: confirmDeletionBody,
+        responses: { 200: deletionResult },
+        problems: ['invalid_state', 'not_found'],
+      }),
+    },
+    async (req) => deletion.confirm(await auth.owner(req), req.body),
   );
 }

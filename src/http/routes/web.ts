@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PRICES } from '../../core/pricing.js';
 import { isProblem } from '../../core/problems.js';
-import { accountPage, linkExpiredPage, proveOwnerPage } from '../../web/account-page.js';
+import { accountDeletedPage, accountPage, linkExpiredPage, proveOwnerPage } from '../../web/account-page.js';
 import { PAGE_CSP } from '../../web/layout.js';
 import type { AppContext } from '../app.js';
 import { OWNER_COOKIE } from '../auth.js';
@@ -21,13 +22,24 @@ export function html(reply: FastifyReply, body: string, status = 200) {
 }
 
 type Form = Record<string, string | undefined>;
+interface Outcome {
+  newKey?: string;
+  notice?: string;
+  error?: string;
+  checkoutUrl?: string;
+}
+
+/** Dollars typed on the page ("5", "5.00") to whole-cent micro-dollars; NaN when it is not a number. */
+const micros = (dollars: string | undefined) => Math.round(Number(dollars ?? '') * 100) * 10_000;
 
 /** The account page: server-rendered forms, no scripts; every action goes through core. */
 export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
   const { platform } = ctx;
   await app.register(formbody);
   await adminWebRoutes(app, ctx);
-  const { ownerSessions, accounts, keys, topUps } = platform.services;
+  const { ownerSessions, accounts, keys, topUps, cards, autoRecharge, history, deletion, webhooks } =
+    platform.services;
+  const returnUrl = `${platform.config.baseUrl}/account`;
   const secure = platform.config.baseUrl.startsWith('https:');
 
   app.get('/assets/site.css', async (_req, reply) =>
@@ -39,14 +51,19 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
     return token ? ownerSessions.authenticate(token) : null;
   };
 
-  const dashboard = async (
-    reply: FastifyReply,
-    accountId: string,
-    extra: { newKey?: string; notice?: string; error?: string } = {},
-  ) =>
+  const dashboard = async (reply: FastifyReply, accountId: string, extra: Outcome = {}) =>
     html(
       reply,
-      accountPage({ account: await accounts.view(accountId), keys: await keys.list(accountId), ...extra }),
+      accountPage({
+        account: await accounts.view(accountId),
+        keys: await keys.list(accountId),
+        ...(await accounts.ownerDetails(accountId)),
+        ledger: (await history.list(accountId, { limit: 20 })).data,
+        webhooks: await webhooks.overview(accountId),
+        topUpAmounts: PRICES.top_up_amounts,
+        payments: platform.deps.payments.name,
+        ...extra,
+      }),
     );
 
   app.get<{ Querystring: { token?: string } }>('/account', async (req, reply) => {
@@ -88,7 +105,7 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   const ownerAction =
-    (handler: (accountId: string, body: Form) => Promise<{ newKey?: string; notice?: string }>) =>
+    (handler: (accountId: string, body: Form) => Promise<Outcome>) =>
     async (req: FastifyRequest<{ Body: Form }>, reply: FastifyReply) => {
       const owner = await ownerOf(req);
       if (!owner) return html(reply, linkExpiredPage(), 401);
@@ -103,10 +120,66 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post<{ Body: Form }>(
     '/account/top-up',
     ownerAction(async (id, body) => {
-      const t = await topUps.create(id, { amount: Number(body.amount) });
+      const t = await topUps.create(id, { amount: Number(body.amount) }, returnUrl);
+      if (t.checkout_url)
+        return { checkoutUrl: t.checkout_url, notice: 'Pay on the payment page to finish.' };
       return { notice: `Added $${(t.amount / 1_000_000).toFixed(2)}.` };
     }),
   );
+  app.post<{ Body: Form }>(
+    '/account/card',
+    ownerAction(async (id, body) => {
+      const card = body.card?.replace(/[\s-]/g, '');
+      const r = await cards.setup(id, card ? { card } : {}, returnUrl);
+      if (r.status === 'redirect')
+        return { checkoutUrl: r.checkout_url, notice: 'Enter the card on the payment page.' };
+      return { notice: `Saved the ${r.card.brand} card ending in ${r.card.last4}.` };
+    }),
+  );
+  app.post<{ Body: Form }>(
+    '/account/card/remove',
+    ownerAction(async (id) => {
+      await cards.remove(id);
+      return { notice: 'The card was removed; auto-recharge is off.' };
+    }),
+  );
+  app.post<{ Body: Form }>(
+    '/account/auto-recharge',
+    ownerAction(async (id, body) => {
+      const s = await autoRecharge.configure(id, {
+        enabled: body.enabled === 'on',
+        threshold: micros(body.threshold),
+        amount: Number(body.amount),
+      });
+      return { notice: s.enabled ? 'Auto-recharge is on.' : 'Auto-recharge is off.' };
+    }),
+  );
+  app.post<{ Body: Form }>(
+    '/account/deletion',
+    ownerAction(async (id) => {
+      await deletion.request(id);
+      return { notice: 'Deletion requested: confirm below, or keep the account.' };
+    }),
+  );
+  app.post<{ Body: Form }>(
+    '/account/deletion/cancel',
+    ownerAction(async (id) => {
+      await deletion.cancel(id);
+      return { notice: 'The account stays: deletion was cancelled.' };
+    }),
+  );
+  app.post<{ Body: Form }>('/account/deletion/confirm', async (req, reply) => {
+    const owner = await ownerOf(req);
+    if (!owner) return html(reply, linkExpiredPage(), 401);
+    try {
+      const result = await deletion.confirm(owner, { refund: req.body?.refund === 'on' });
+      reply.clearCookie(OWNER_COOKIE, { path: '/' });
+      return html(reply, accountDeletedPage(result));
+    } catch (e) {
+      if (isProblem(e)) return dashboard(reply, owner, { error: e.detail });
+      throw e;
+    }
+  });
   app.post<{ Body: Form }>(
     '/account/keys',
     ownerAction(async (id) => ({ newKey: (await keys.createForOwner(id)).api_key })),
