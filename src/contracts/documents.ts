@@ -13,6 +13,7 @@ import { RETRY_SCHEDULE_S } from '../core/webhooks/delivery.js';
 import { MAX_ENDPOINTS } from '../core/webhooks/endpoints.js';
 import { EVENT_PAYLOADS, EVENT_TYPES } from '../core/webhooks/events.js';
 import { BODY_LIMIT } from '../http/body-limit.js';
+import { eventExample } from './examples.js';
 
 /** /errors.json: every code the service can answer with, generated from the catalog. */
 export function errorsDocument(baseUrl: string) {
@@ -163,6 +164,7 @@ export function asyncApiDocument(baseUrl: string) {
       contentType: 'application/json',
       headers,
       payload,
+      examples: [{ name: type.replace('.', '_'), ...eventExample(type) }],
     };
   }
   return {

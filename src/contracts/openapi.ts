@@ -92,8 +92,8 @@ function headerObjects(specs: readonly HeaderSpec[], requiredAlways = true) {
 /** The RFC 9457 body a code answers with, as an example. */
 function problemExample(code: ProblemCode, baseUrl: string) {
   const e = CATALOG[code];
-  const owner = ['insufficient_balance', 'owner_action_required', 'account_banned'].includes(code)
-    ? { account_url: `${baseUrl}/account?token=<ACCOUNT_LINK_TOKEN>`, for_human: true }
+  const owner = ['insufficient_balance', 'owner_action_required'].includes(code)
+    ? { account_url: `${baseUrl}/account?token=ACCOUNT_LINK_TOKEN`, for_human: true }
     : {};
   return {
     type: `${baseUrl}/errors/${code}`,
@@ -203,13 +203,65 @@ function applyContracts(doc: OpenApiDoc, baseUrl: string): OpenApiDoc {
       }
       const codes = [...(contract?.problems ?? []), ...defaultCodes(path, method, op)];
       Object.assign(responses, problemResponses(codes, contract?.headers ?? {}, baseUrl));
+      // Documented after the codes: a malformed MCP message is a JSON-RPC error, not validation_failed.
+      if (path === '/mcp' && method === 'post') {
+        const message = {
+          type: 'object',
+          required: ['jsonrpc'],
+          properties: {
+            jsonrpc: { const: '2.0' },
+            id: { type: ['string', 'integer'] },
+            method: { type: 'string' },
+            params: { type: 'object' },
+          },
+        };
+        op.requestBody = {
+          required: true,
+          description: 'A JSON-RPC 2.0 message (or a batch) of the Model Context Protocol.',
+          content: {
+            'application/json': {
+              schema: { oneOf: [message, { type: 'array', items: message }] },
+              examples: {
+                initialize: {
+                  value: {
+                    jsonrpc: '2.0',
+                    id: 1,
+                    method: 'initialize',
+                    params: {
+                      protocolVersion: '2025-06-18',
+                      capabilities: {},
+                      clientInfo: { name: 'my-agent', version: '1.0.0' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        };
+      }
     }
   }
   return doc;
 }
 
+const apiRoutes = new WeakMap<FastifyInstance, { seen: number; undeclared: string[] }>();
+
+/** API routes (/v1/*) seen at registration, and those without an operation() declaration (none should be). */
+export function undeclaredApiRoutes(app: FastifyInstance): { seen: number; undeclared: string[] } {
+  return apiRoutes.get(app) ?? { seen: 0, undeclared: [] };
+}
+
 /** OpenAPI 3.1 generated from the routes' zod schemas; served at /openapi.json. */
 export async function registerOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  const routes = { seen: 0, undeclared: [] as string[] };
+  apiRoutes.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat().filter((m) => m !== 'HEAD');
+    if (!route.url.startsWith('/v1/') || methods.length === 0) return;
+    routes.seen++;
+    const schema = route.schema as Record<string, unknown> | undefined;
+    if (!(schema && CONTRACT_KEY in schema)) routes.undeclared.push(`${methods.join(',')} ${route.url}`);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

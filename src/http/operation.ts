@@ -27,6 +27,11 @@ import { CATALOG, type ProblemCode } from '../core/problems.js';
  * platform_rate_limited under /v1 and /mcp. The headers a problem carries (Retry-After on 429 and
  * 503, WWW-Authenticate on 401, RateLimit on an exhausted search) come from PROBLEM_HEADERS below.
  * Success responses are also the route's fastify response schemas (zod serializes them).
+ *
+ * A route without operation() is left out of /openapi.json (pages, assets, forms). Under /v1 that
+ * fails every test that calls it ("not an operation of /openapi.json"): declare it. A test that
+ * deliberately sends what no contract can describe (an unknown path) passes `unchecked: true`
+ * to env.call; see test/helpers/contract.ts for what is checked.
  */
 
 /** Response headers worth a contract, by lower-case name: how OpenAPI shows them. */

@@ -136,6 +136,27 @@ export class ContractValidator {
     return v;
   }
 
+  /** Every example in the document (success and problem bodies), with where it is. */
+  examples(): { where: string; errors: string[] }[] {
+    const out: { where: string; errors: string[] }[] = [];
+    for (const op of this.#ops) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          const m = media as { schema?: Json; examples?: Record<string, { value: unknown }> };
+          if (!m.schema) continue;
+          for (const [name, ex] of Object.entries(m.examples ?? {})) {
+            const v = this.#validator(`${op.key} ${status} ${type}`, m.schema);
+            out.push({
+              where: `${op.key} ${status} ${type} example ${name}`,
+              errors: v(ex.value) ? [] : describe(v.errors, ex.value),
+            });
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   /** The mismatches of one response (empty when it keeps the contract). */
   check(r: ResponseToCheck): string[] {
     const path = r.url.split('?')[0] ?? r.url;

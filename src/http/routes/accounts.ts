@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { EXAMPLES } from '../../contracts/examples.js';
 import {
   accountView,
   createAccountBody,
@@ -23,6 +24,7 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
         security: PUBLIC,
         body: createAccountBody,
         responses: { 201: createAccountResponse },
+        examples: { 201: EXAMPLES.accountCreated },
       }),
     },
     async (req, reply) => reply.code(201).send(await accounts.create(req.body)),

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { EXAMPLES } from '../../contracts/examples.js';
 import { POLICY } from '../../core/policy/document.js';
 import { policyView } from '../../core/policy/schemas.js';
 import { pricingDocument, pricingView } from '../../core/pricing.js';
@@ -17,6 +18,7 @@ export async function metaRoutes(app: FastifyInstance, { platform }: AppContext)
         summary: 'Is the API up, is the model running, how many posts wait',
         security: PUBLIC,
         responses: { 200: statusView },
+        examples: { 200: EXAMPLES.status },
       }),
     },
     async () => platform.services.status.current(),

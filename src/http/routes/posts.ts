@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { EXAMPLES } from '../../contracts/examples.js';
 import type { PostingResponse } from '../../core/posts/posts.js';
 import {
   createQuery,
@@ -42,6 +43,7 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
         headers: z.object({ 'idempotency-key': z.string().optional() }),
         // The body is validated in core by the site's own schema (see the requestBody oneOf).
         responses: { 202: ownPost, 200: dryRunResult },
+        examples: { 202: EXAMPLES.queuedPost, 200: EXAMPLES.dryRun },
         responseHeaders: { 202: ['retry-after', 'idempotent-replayed?'] },
         problems: [
           'insufficient_balance',

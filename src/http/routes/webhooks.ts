@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { EXAMPLES } from '../../contracts/examples.js';
 import {
   createdWebhook,
   createWebhookBody,
@@ -25,6 +26,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         security: KEYED,
         body: createWebhookBody,
         responses: { 201: createdWebhook },
+        examples: { 201: EXAMPLES.webhookCreated },
         problems: ['invalid_webhook_url', 'too_many_webhooks', 'account_banned'],
       }),
     },
