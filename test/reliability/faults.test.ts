@@ -6,7 +6,11 @@
  * (verified with standardwebhooks), no 5xx except 503 + Retry-After during the database outage.
  * Each scenario prints one `RELIABILITY {json}` line with what was measured.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -143,6 +147,39 @@ async function activeModerations(db: string, except: string[]): Promise<string[]
   } finally {
     await c.end();
   }
+}
+
+/** Every built file parses (JSON) or ends as it should (HTML, XML); temporary files are listed apart. */
+function wholeFiles(dir: string): { files: number; broken: string[]; temps: string[] } {
+  const broken: string[] = [];
+  const temps: string[] = [];
+  let files = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = join(entry.parentPath, entry.name);
+    if (entry.name.endsWith('.tmp')) {
+      temps.push(file);
+      continue;
+    }
+    files++;
+    const text = readFileSync(file, 'utf8');
+    const whole = entry.name.endsWith('.json')
+      ? (() => {
+          try {
+            JSON.parse(text);
+            return true;
+          } catch {
+            return false;
+          }
+        })()
+      : entry.name.endsWith('.html')
+        ? text.trimEnd().endsWith('</html>')
+        : entry.name.endsWith('.xml')
+          ? /<\/(feed|urlset)>\s*$/.test(text)
+          : text.length > 0;
+    if (!whole) broken.push(file);
+  }
+  return { files, broken, temps };
 }
 
 const shared = (db: string, extra: Record<string, string> = {}) =>
@@ -490,4 +527,151 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
       `RELIABILITY ${JSON.stringify({ scenario: 'clock jumps across 00:00 UTC', phases, posts: report.posts, deliveries: report.deliveries })}`,
     );
   }, 180_000);
+
+  it('a full disk for the site build: rebuilds fail and are retried, served files stay whole, the site catches up once there is room', async () => {
+    const db = await database('disk');
+    // A real small file system: a 16 MiB tmpfs that the test fills up (we run as root, as CI does).
+    const siteDir = mkdtempSync(join(tmpdir(), 'agentpress-fulldisk-'));
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', siteDir], {
+      encoding: 'utf8',
+    });
+    expect(mounted.status, `mount a tmpfs for the full-disk scenario (needs root): ${mounted.stderr}`).toBe(
+      0,
+    );
+    try {
+      const env = shared(db, {
+        SITE_DIR: siteDir,
+        SITE_REBUILD_DELAY_SECONDS: '1',
+        MODERATOR_DECISION_SECONDS: '0.2',
+      });
+      const [serve, work] = await Promise.all([start('serve', env), start('work', env)]);
+      const base = serve.url!;
+      const acct = await fundedAccount(base);
+      const answers: Answer[] = [];
+      const built = (rel: string) => existsSync(join(siteDir, 'stories', rel));
+      const publishedIds = async () => {
+        const c = new pg.Client({ connectionString: db });
+        await c.connect();
+        try {
+          return (await c.query<{ id: string }>("SELECT id FROM posts WHERE status = 'published'")).rows.map(
+            (r) => r.id,
+          );
+        } finally {
+          await c.end();
+        }
+      };
+
+      // 1. Four stories published and built while there is room.
+      await Promise.all(
+        Array.from({ length: 4 }, () => postOnce(base, acct.key, answers, Date.now() + 30_000)),
+      );
+      const before = await waitFor(
+        'four stories published and built',
+        async () => {
+          const ids = await publishedIds();
+          return ids.length === 4 && ids.every((id) => built(`p/${id}.html`) && built(`p/${id}.json`))
+            ? ids
+            : undefined;
+        },
+        60_000,
+        250,
+      );
+
+      // 2. Fill the disk to the last block.
+      const filler = join(siteDir, 'filler');
+      spawnSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=64k'], { encoding: 'utf8' });
+      expect(statfsSync(siteDir).bavail, 'the disk is full').toBe(0);
+      const failedBefore = await scalar(
+        db,
+        "SELECT coalesce(sum(retry_count), 0) AS n FROM pgboss.job WHERE name = 'site-rebuild'",
+      );
+
+      // 3. Load while full: six new stories, two of the first four deleted, reads throughout.
+      const reads: Answer[] = [];
+      const stopReads = readLoad(() => [base], [acct.key], reads);
+      const posted = await Promise.all(
+        Array.from({ length: 6 }, () => postOnce(base, acct.key, answers, Date.now() + 30_000)),
+      );
+      const newIds = posted.map((r) => r!.json.id as string);
+      const deleted = before.slice(0, 2);
+      for (const id of deleted) {
+        const r = await call(base, 'DELETE', `/v1/posts/${id}`, { key: acct.key });
+        answers.push(r);
+        expect(r.status).toBe(204);
+      }
+      await waitFor(
+        'the new stories published',
+        async () => (await publishedIds()).filter((id) => newIds.includes(id)).length === newIds.length,
+        60_000,
+        250,
+      );
+      // Rebuilds fail with ENOSPC and are retried; wait for two failed attempts.
+      const failed = await waitFor(
+        'two failed site rebuilds',
+        async () => {
+          const n =
+            (await scalar(
+              db,
+              "SELECT coalesce(sum(retry_count), 0) AS n FROM pgboss.job WHERE name = 'site-rebuild'",
+            )) - failedBefore;
+          return n >= 2 ? n : undefined;
+        },
+        90_000,
+        250,
+      );
+      const lastError = await scalar(
+        db,
+        "SELECT count(*) AS n FROM pgboss.job WHERE name = 'site-rebuild' AND output::text LIKE '%ENOSPC%'",
+      );
+      expect(lastError, 'the failure recorded is ENOSPC').toBeGreaterThan(0);
+      // While full: both processes alive, the API answers, every file in place is whole.
+      expect(serve.child.exitCode).toBeNull();
+      expect(work.child.exitCode).toBeNull();
+      expect((await call(base, 'GET', '/healthz')).status).toBe(200);
+      const whileFull = wholeFiles(join(siteDir, 'stories'));
+      expect(whileFull.broken, 'no half-written file while the disk is full').toEqual([]);
+      expect(whileFull.temps, 'no temporary file left behind').toEqual([]);
+      for (const id of newIds) expect(built(`p/${id}.html`), 'not built while full').toBe(false);
+
+      // 4. Make room: the next retry brings the site up to date.
+      rmSync(filler);
+      const freedAt = Date.now();
+      await waitFor(
+        'the site caught up after the disk was freed',
+        async () => {
+          const home = readFileSync(join(siteDir, 'stories', 'index.html'), 'utf8');
+          return (
+            newIds.every((id) => built(`p/${id}.html`) && built(`p/${id}.json`) && home.includes(id)) &&
+            deleted.every((id) => !built(`p/${id}.html`) && !built(`p/${id}.json`) && !home.includes(id))
+          );
+        },
+        120_000,
+        250,
+      );
+      const caughtUpMs = Date.now() - freedAt;
+      await stopReads();
+      const after = wholeFiles(join(siteDir, 'stories'));
+      expect(after.broken).toEqual([]);
+      expect(after.temps).toEqual([]);
+
+      answers.push(...reads);
+      expectNo5xx(answers);
+      const report = await settle(db, undefined, 60_000);
+      expectInvariants(report);
+      expect(report.posts).toBe(10);
+      console.log(
+        `RELIABILITY ${JSON.stringify({
+          scenario: 'full disk for the site build',
+          requests: answers.length,
+          failedRebuildAttempts: failed,
+          caughtUpSecondsAfterFreed: +(caughtUpMs / 1000).toFixed(1),
+          filesChecked: after.files,
+        })}`,
+      );
+    } finally {
+      await Promise.all(running.splice(0).map((p) => stopRole(p, 'SIGKILL')));
+      spawnSync('umount', [siteDir]);
+      rmSync(siteDir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
