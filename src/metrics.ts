@@ -105,10 +105,25 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'agentpress_' });
   }
 
+  /** Per-request: the labelled series are looked up once per method, route and status (prom-client
+   *  hashes the labels on every unlabelled call), so a request pays two increments. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.#requests.inc({ method, route, status: String(status) });
-    this.#duration.observe({ method, route }, seconds);
+    const key = `${method} ${status} ${route}`;
+    let series = this.#series.get(key);
+    if (!series) {
+      series = {
+        count: this.#requests.labels(method, route, String(status)),
+        duration: this.#duration.labels(method, route),
+      };
+      this.#series.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
   }
+  readonly #series = new Map<
+    string,
+    { count: { inc(): void }; duration: { observe(value: number): void } }
+  >();
 
   private figures(): Promise<OperationalFigures> {
     const now = performance.now();

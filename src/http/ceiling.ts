@@ -82,8 +82,13 @@ export class PlatformCeiling {
         });
       });
     });
-    app.addHook('onRequest', async (req) => {
-      if (isMetered(req.url)) await this.take();
+    // Callback-style: a request that is not metered (pages, feeds) pays no promise for it.
+    app.addHook('onRequest', (req, _reply, done) => {
+      if (!isMetered(req.url)) return done();
+      this.take().then(
+        () => done(),
+        (err: Error) => done(err),
+      );
     });
   }
 
