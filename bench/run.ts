@@ -5,7 +5,7 @@
  * `<!-- bench:end -->` with the results. Progress goes to stderr. The environment (BENCH_SECONDS,
  * DATABASE_URL, …) is passed through. `BENCH_README=0` leaves the README alone.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -68,6 +68,14 @@ async function main() {
       (failed.length > 0 ? `\n\n${failed.map((f) => `ERROR: ${f}`).join('\n')}` : '');
     const file = join(root, 'README.md');
     writeFileSync(file, withResults(readFileSync(file, 'utf8'), [head, ...sections].join('\n\n')));
+    // The README is formatted by Biome like everything else (`npm test` checks it): align the tables.
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'format', '--write', file],
+      {
+        stdio: 'ignore',
+      },
+    );
     console.error('[bench] README.md updated between the bench markers');
   }
   if (failed.length > 0) process.exitCode = 1;
