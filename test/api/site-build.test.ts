@@ -296,12 +296,24 @@ describe('the site-rebuild job', () => {
 describe('the built site', () => {
   it('the sibling sites have their own lists: events by start time, ads by category, messages by place', async () => {
     await runRebuilds(env);
-    const event = (title: string, day: number) => ({
+    // Days after the test clock's today (upcoming means after now, whatever the date of the run).
+    const at = (daysAhead: number, hour: number) =>
+      new Date(
+        Date.UTC(
+          env.clock.now().getUTCFullYear(),
+          env.clock.now().getUTCMonth(),
+          env.clock.now().getUTCDate() + daysAhead,
+          hour,
+        ),
+      )
+        .toISOString()
+        .replace('.000Z', 'Z');
+    const event = (title: string, daysAhead: number) => ({
       title,
       body: 'Bring a lantern; we walk the old harbour wall.',
       timezone: 'Europe/Oslo',
-      starts_at: `2026-12-${day}T17:00:00+01:00`,
-      ends_at: `2026-12-${day}T20:00:00+01:00`,
+      starts_at: at(daysAhead, 16),
+      ends_at: at(daysAhead, 19),
       topics: [],
       location: { country: 'NO', state: 'NO-03', city: 'Oslo' },
     });

@@ -105,7 +105,11 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
         httpOnly: true,
         sameSite: 'strict',
         secure,
-        expires: new Date(s.expires_at),
+        // Relative, so the browser judges it by its own clock (not the server's injected one).
+        maxAge: Math.max(
+          0,
+          Math.floor((Date.parse(s.expires_at) - platform.deps.clock.now().getTime()) / 1000),
+        ),
       });
       return reply.redirect('/account', 303);
     } catch (e) {
