@@ -123,7 +123,10 @@ async function main() {
       [
         '',
         `agentpress is listening on ${config.baseUrl}  (${command === 'all' ? 'serve + work' : 'serve'}; ${db})`,
-        `admin token: ${platform.adminToken}${adminCreated ? '  (new; kept in DATA_DIR/admin-token)' : ''}`,
+        // Printed once, when it was just generated; never again (it may be in a log collector).
+        adminCreated
+          ? `admin token (new, shown once; kept in DATA_DIR/admin-token): ${platform.adminToken}`
+          : `admin token: ${config.adminToken ? 'from ADMIN_TOKEN' : 'in DATA_DIR/admin-token'} (not printed)`,
         '',
         'First request to try:',
         `  curl -s ${config.baseUrl}/v1/status`,

@@ -29,6 +29,7 @@ import { Reports } from './core/reports/reports.js';
 import { Search } from './core/search/search.js';
 import { newToken, SecretBox } from './core/secrets.js';
 import { SiteRebuilds } from './core/sites/changes.js';
+import { StaffSessions } from './core/staff/sessions.js';
 import { Status } from './core/status.js';
 import { WebhookDelivery } from './core/webhooks/delivery.js';
 import { WebhookEndpoints } from './core/webhooks/endpoints.js';
@@ -58,6 +59,7 @@ export interface Services {
   posts: Posts;
   moderation: ModerationService;
   staff: Staff;
+  staffSessions: StaffSessions;
   reports: Reports;
   events: Events;
   webhooks: WebhookEndpoints;
@@ -210,6 +212,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     relay: new Relay(deps, accounts),
     status: new Status(deps, lifecycle, opts.statusCacheMs ?? 1000),
     ownerSessions: new OwnerSessions(deps),
+    staffSessions: new StaffSessions(deps, adminToken),
     topUps: new TopUps(deps),
     cards: new Cards(deps),
     autoRecharge,

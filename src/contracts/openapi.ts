@@ -66,7 +66,7 @@ const problemSchema = {
 
 /** The codes every operation of this shape can answer, besides the ones its route declares. */
 function defaultCodes(path: string, method: string, op: Operation): ProblemCode[] {
-  const codes: ProblemCode[] = ['internal_error', 'service_unavailable'];
+  const codes: ProblemCode[] = ['internal_error', 'service_unavailable', 'non_canonical_path'];
   if (op.requestBody || (Array.isArray(op.parameters) && op.parameters.length > 0))
     codes.push('validation_failed');
   if (['post', 'put', 'patch'].includes(method))
@@ -75,6 +75,8 @@ function defaultCodes(path: string, method: string, op: Operation): ProblemCode[
   const schemes = new Set(security.flatMap((s) => Object.keys(s)));
   if (schemes.size > 0) codes.push('unauthorized');
   if (schemes.has('ownerSession')) codes.push('owner_action_required');
+  // The owner cookie is accepted too; a cross-site write carried by it is refused (CSRF).
+  if (schemes.has('ownerSession') && method !== 'get') codes.push('forbidden');
   if (isMetered(path)) codes.push('platform_rate_limited');
   return codes;
 }

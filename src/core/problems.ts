@@ -86,6 +86,13 @@ export const CATALOG = {
     description: 'No such resource, or it belongs to another account.',
     action: 'Check the id; posts that are not published are visible only to the key that posted them.',
   },
+  non_canonical_path: {
+    status: 400,
+    title: 'Path not in canonical form',
+    description:
+      'The path holds a percent-encoded letter, digit or -._~, an empty segment (//), a dot segment (/./ or /../), a `;` or a control character.',
+    action: 'Send the path exactly as documented, with no encoding of characters that need none.',
+  },
   method_not_allowed: {
     status: 405,
     title: 'Method not allowed',

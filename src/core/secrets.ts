@@ -27,10 +27,14 @@ export function newCode(): string {
   return randomInt(0, 1_000_000).toString().padStart(6, '0');
 }
 
+/**
+ * Constant-time comparison of two secrets: both are hashed first, so the time taken depends on
+ * neither their content nor their lengths.
+ */
 export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  const x = createHash('sha256').update(a).digest();
+  const y = createHash('sha256').update(b).digest();
+  return timingSafeEqual(x, y);
 }
 
 /** AES-256-GCM with a key derived from SECRET_KEY; for secrets we must read back (webhook secrets). */

@@ -105,6 +105,17 @@ export const ownerSessions = pgTable(
   (t) => [uniqueIndex('owner_sessions_token_idx').on(t.tokenHash)],
 );
 
+/** A staff console session (/admin): the cookie holds a random token, stored here only hashed. */
+export const staffSessions = pgTable(
+  'staff_sessions',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [index('staff_sessions_expiry_idx').on(t.expiresAt)],
+);
+
 /** Append-only: every movement of money. Sum of amounts per account = its balance. */
 export const ledger = pgTable(
   'ledger',

@@ -7,8 +7,10 @@ import { PINO_REDACT_PATHS, redactUrl, requestIdGenerator } from '../log.js';
 import type { Platform } from '../platform.js';
 import { Auth } from './auth.js';
 import { BODY_LIMIT } from './body-limit.js';
+import { refuseNonCanonicalPaths } from './canonical-path.js';
 import { PlatformCeiling } from './ceiling.js';
 import { errorHandler, sendProblem } from './errors.js';
+import { installGuard } from './guard.js';
 import { accountRoutes } from './routes/accounts.js';
 import { adminRoutes } from './routes/admin.js';
 import { contractRoutes } from './routes/contracts.js';
@@ -90,6 +92,7 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
       config.baseUrl,
     ),
   );
+  refuseNonCanonicalPaths(app, config.baseUrl);
   // The hooks every request passes through are callback-style (no promise per request): they are
   // most of what a request to a built page costs (bench/read.ts).
   app.addHook('onSend', (req, reply, payload, done) => {
@@ -128,8 +131,11 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
   ceiling.register(app);
   app.addHook('onClose', () => ceiling.close());
 
+  const auth = new Auth(platform.services);
+  // Before any route: each route's declared access installs its guard as the route is added.
+  installGuard(app, auth, config.baseUrl);
   await registerOpenApi(app, config);
-  const ctx: AppContext = { platform, auth: new Auth(platform.services, platform.adminToken) };
+  const ctx: AppContext = { platform, auth };
   await app.register(async (ops) => healthRoutes(ops, ctx));
   await app.register(async (api) => {
     // The API speaks JSON only: anything else is 415 unsupported_media_type.

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../core/accounts/keys.js';
 import { Problem } from '../core/problems.js';
-import { safeEqual } from '../core/secrets.js';
 import type { Services } from '../platform.js';
 
 export const OWNER_COOKIE = 'ap_owner';
@@ -16,12 +15,13 @@ export function bearer(req: FastifyRequest): string | undefined {
 
 const unauthorized = (detail: string) => new Problem('unauthorized', { detail });
 
-/** Who may call what: API keys for agents, owner sessions for /v1/manage, the admin token for staff. */
+/**
+ * How each kind of caller proves who it is: API keys for agents, owner sessions for /v1/manage
+ * and the account page, the admin token (API) or a staff session (console) for staff. The guard
+ * (src/http/guard.ts) calls these from the route's declaration; handlers never do.
+ */
 export class Auth {
-  constructor(
-    private readonly services: Services,
-    private readonly adminToken: string,
-  ) {}
+  constructor(private readonly services: Services) {}
 
   async agent(req: FastifyRequest): Promise<Principal> {
     const token = bearer(req);
@@ -36,13 +36,14 @@ export class Auth {
     return bearer(req) === undefined ? undefined : this.agent(req);
   }
 
-  /** The owner session: a cookie set by the account page, or `Bearer <owner_token>`. */
-  async owner(req: FastifyRequest): Promise<string> {
-    const token = bearer(req) ?? req.cookies?.[OWNER_COOKIE];
+  /** The owner session: `Bearer <owner_token>`, or the cookie set by the account page. */
+  async owner(req: FastifyRequest): Promise<{ accountId: string; via: 'bearer' | 'cookie' }> {
+    const header = bearer(req);
+    const token = header ?? req.cookies?.[OWNER_COOKIE];
     if (!token)
       throw unauthorized('This needs the owner session: prove the e-mail on the account page first.');
     const accountId = await this.services.ownerSessions.authenticate(token);
-    if (accountId) return accountId;
+    if (accountId) return { accountId, via: header === undefined ? 'cookie' : 'bearer' };
     const agent = await this.services.keys.authenticate(token);
     if (agent) {
       throw await this.services.accounts.ownerProblem(
@@ -54,9 +55,22 @@ export class Auth {
     throw unauthorized('The owner session is unknown or expired; open a fresh account_url.');
   }
 
-  admin(req: FastifyRequest): void {
-    const token = bearer(req) ?? req.cookies?.[ADMIN_COOKIE];
-    if (!token || !safeEqual(token, this.adminToken))
+  /** The account page's session cookie, or null. */
+  async ownerFromCookie(req: FastifyRequest): Promise<string | null> {
+    const token = req.cookies?.[OWNER_COOKIE];
+    return token ? this.services.ownerSessions.authenticate(token) : null;
+  }
+
+  /** /v1/admin/*: `Bearer <ADMIN_TOKEN>` only (the console's session cookie is for its pages). */
+  async staff(req: FastifyRequest): Promise<void> {
+    const token = bearer(req);
+    if (!token || !this.services.staffSessions.isAdminToken(token))
       throw unauthorized('This needs `Authorization: Bearer <ADMIN_TOKEN>`.');
+  }
+
+  /** The console's session cookie. */
+  async staffFromCookie(req: FastifyRequest): Promise<boolean> {
+    const session = req.cookies?.[ADMIN_COOKIE];
+    return !!session && (await this.services.staffSessions.authenticate(session));
   }
 }

@@ -14,9 +14,12 @@ export interface CeilingOptions {
   keyPrefix?: string | undefined;
 }
 
-/** Paths under the platform ceiling: the API and MCP. Pages, feeds and JSON files never are. */
-export const isMetered = (url: string) =>
-  url.startsWith('/v1/') || url === '/mcp' || url.startsWith('/mcp?') || url.startsWith('/mcp/');
+/**
+ * Routes under the platform ceiling: the API and MCP. Pages, feeds and JSON files never are.
+ * Judged on the route the request matched (its declared path), never on the raw URL.
+ */
+export const isMetered = (route: string | undefined) =>
+  route !== undefined && (route.startsWith('/v1/') || route === '/mcp' || route.startsWith('/mcp/'));
 
 /** The one bucket: the ceiling is for the whole platform together, not per client. */
 const PLATFORM_KEY = 'platform';
@@ -84,7 +87,7 @@ export class PlatformCeiling {
     });
     // Callback-style: a request that is not metered (pages, feeds) pays no promise for it.
     app.addHook('onRequest', (req, _reply, done) => {
-      if (!isMetered(req.url)) return done();
+      if (!isMetered(req.routeOptions.url)) return done();
       this.take().then(
         () => done(),
         (err: Error) => done(err),

@@ -62,6 +62,9 @@ export function adminPage(opts: {
 }): string {
   return renderPage(
     <Layout title="Staff console">
+      <form method="post" action="/admin/sign-out" class="sign-out">
+        <button type="submit">Sign out</button>
+      </form>
       <h1>Review queue ({opts.review.length})</h1>
       {opts.notice && <p id="notice">{opts.notice}</p>}
       {opts.error && <p class="error">{opts.error}</p>}

@@ -3,7 +3,13 @@ import { type Executor, queryRows } from '../../db/client.js';
 import { dailyCounters } from '../../db/schema.js';
 import { utcDayStart } from '../clock.js';
 
-export type DailyScope = 'search_key' | 'search_ip' | 'report_ip' | 'relay_account' | 'owner_code_account';
+export type DailyScope =
+  | 'search_key'
+  | 'search_ip'
+  | 'report_ip'
+  | 'relay_account'
+  | 'owner_code_account'
+  | 'staff_sign_in_ip';
 
 export function dayKey(at: Date): string {
   return utcDayStart(at).toISOString().slice(0, 10);

@@ -9,9 +9,10 @@ import {
   patchAccountBody,
 } from '../../core/accounts/schemas.js';
 import type { AppContext } from '../app.js';
+import { agentOf } from '../guard.js';
 import { KEYED, operation, PUBLIC } from '../operation.js';
 
-export async function accountRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+export async function accountRoutes(app: FastifyInstance, { platform }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { accounts, deletion } = platform.services;
 
@@ -41,7 +42,7 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
         problems: ['not_found'],
       }),
     },
-    async (req) => accounts.view((await auth.agent(req)).accountId),
+    async (req) => accounts.view(agentOf(req).accountId),
   );
 
   r.patch(
@@ -56,7 +57,7 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
         problems: ['owner_action_required', 'not_found'],
       }),
     },
-    async (req) => accounts.setAutoRecharge(await auth.agent(req), req.body.auto_recharge.enabled),
+    async (req) => accounts.setAutoRecharge(agentOf(req), req.body.auto_recharge.enabled),
   );
 
   r.delete(
@@ -71,6 +72,6 @@ export async function accountRoutes(app: FastifyInstance, { platform, auth }: Ap
         problems: ['not_found'],
       }),
     },
-    async (req, reply) => reply.code(202).send(await deletion.request((await auth.agent(req)).accountId)),
+    async (req, reply) => reply.code(202).send(await deletion.request(agentOf(req).accountId)),
   );
 }

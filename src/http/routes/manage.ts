@@ -8,6 +8,7 @@ import { cardBody, cardSetupView } from '../../core/billing/cards.js';
 import { ledgerPage, ledgerQuery } from '../../core/billing/history.js';
 import { topUpBody, topUpView } from '../../core/billing/top-ups.js';
 import type { AppContext } from '../app.js';
+import { ownerOf } from '../guard.js';
 import { OWNER, operation, PUBLIC } from '../operation.js';
 
 export const sessionBody = z.strictObject({
@@ -18,7 +19,7 @@ export const sessionBody = z.strictObject({
     .optional(),
 });
 
-export async function manageRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+export async function manageRoutes(app: FastifyInstance, { platform }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { ownerSessions, keys, topUps, accounts, cards, autoRecharge, history, deletion } = platform.services;
   /** Where the provider's page sends the owner back. */
@@ -58,7 +59,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
         problems: ['not_found'],
       }),
     },
-    async (req) => accounts.view(await auth.owner(req)),
+    async (req) => accounts.view(ownerOf(req)),
   );
 
   const keyView = z.object({
@@ -78,7 +79,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
         responses: { 200: z.object({ data: z.array(keyView), next_cursor: z.null() }) },
       }),
     },
-    async (req) => ({ data: await keys.list(await auth.owner(req)), next_cursor: null }),
+    async (req) => ({ data: await keys.list(ownerOf(req)), next_cursor: null }),
   );
 
   r.post(
@@ -94,7 +95,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
         problems: ['too_many_keys', 'not_found'],
       }),
     },
-    async (req, reply) => reply.code(201).send(await keys.createForOwner(await auth.owner(req))),
+    async (req, reply) => reply.code(201).send(await keys.createForOwner(ownerOf(req))),
   );
 
   r.delete(
@@ -110,7 +111,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
       }),
     },
     async (req, reply) => {
-      await keys.revoke(await auth.owner(req), req.params.id);
+      await keys.revoke(ownerOf(req), req.params.id);
       return reply.code(204).send();
     },
   );
@@ -129,7 +130,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
       }),
     },
     async (req, reply) => {
-      const t = await topUps.create(await auth.owner(req), req.body, returnUrl);
+      const t = await topUps.create(ownerOf(req), req.body, returnUrl);
       return reply.code(t.status === 'pending' ? 202 : 201).send(t);
     },
   );
@@ -145,7 +146,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
         responses: { 200: ledgerPage },
       }),
     },
-    async (req) => history.list(await auth.owner(req), req.query),
+    async (req) => history.list(ownerOf(req), req.query),
   );
 
   r.post(
@@ -162,7 +163,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
       }),
     },
     async (req, reply) => {
-      const r = await cards.setup(await auth.owner(req), req.body, returnUrl);
+      const r = await cards.setup(ownerOf(req), req.body, returnUrl);
       return reply.code(r.status === 'saved' ? 201 : 202).send(r);
     },
   );
@@ -178,7 +179,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
       }),
     },
     async (req, reply) => {
-      await cards.remove(await auth.owner(req));
+      await cards.remove(ownerOf(req));
       return reply.code(204).send();
     },
   );
@@ -195,7 +196,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
         problems: ['card_required', 'not_found'],
       }),
     },
-    async (req) => autoRecharge.configure(await auth.owner(req), req.body),
+    async (req) => autoRecharge.configure(ownerOf(req), req.body),
   );
 
   r.post(
@@ -210,7 +211,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
         responses: { 202: deleteAccountResponse },
       }),
     },
-    async (req, reply) => reply.code(202).send(await deletion.request(await auth.owner(req))),
+    async (req, reply) => reply.code(202).send(await deletion.request(ownerOf(req))),
   );
 
   r.post(
@@ -226,7 +227,7 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
       }),
     },
     async (req) => {
-      await deletion.cancel(await auth.owner(req));
+      await deletion.cancel(ownerOf(req));
       return { status: 'active' as const };
     },
   );
@@ -244,6 +245,6 @@ export async function manageRoutes(app: FastifyInstance, { platform, auth }: App
         problems: ['invalid_state', 'not_found'],
       }),
     },
-    async (req) => deletion.confirm(await auth.owner(req), req.body),
+    async (req) => deletion.confirm(ownerOf(req), req.body),
   );
 }

@@ -6,6 +6,7 @@ import { siteForHost } from '../../core/sites/sites.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { AppContext } from '../app.js';
 import { sendProblem } from '../errors.js';
+import { optionalAgentOf } from '../guard.js';
 import { OPTIONAL_KEY, operation } from '../operation.js';
 
 /**
@@ -14,7 +15,7 @@ import { OPTIONAL_KEY, operation } from '../operation.js';
  * a wrong one is a 401 here; no key at all makes a keyless connection, on which the keyed tools
  * answer the unauthorized problem as a tool error, as the REST operation would.
  */
-export async function mcpRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+export async function mcpRoutes(app: FastifyInstance, { platform }: AppContext) {
   const { baseUrl, sites } = platform.config;
   const ownOrigin = new URL(baseUrl).origin;
 
@@ -51,7 +52,7 @@ export async function mcpRoutes(app: FastifyInstance, { platform, auth }: AppCon
     },
     async (req, reply) => {
       checkOrigin(req);
-      const principal = await auth.optionalAgent(req);
+      const principal = optionalAgentOf(req);
       const server = createMcpServer({
         services: platform.services,
         site: siteForHost(sites, req.hostname),
@@ -100,6 +101,6 @@ export async function mcpRoutes(app: FastifyInstance, { platform, auth }: AppCon
       baseUrl,
     );
   };
-  app.get('/mcp', { schema: { hide: true } }, postOnly);
-  app.delete('/mcp', { schema: { hide: true } }, postOnly);
+  app.get('/mcp', { schema: { hide: true }, config: { access: 'public' } }, postOnly);
+  app.delete('/mcp', { schema: { hide: true }, config: { access: 'public' } }, postOnly);
 }

@@ -14,6 +14,7 @@ import {
 import { ownPost } from '../../core/posts/views.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
+import { agentOf, optionalAgentOf } from '../guard.js';
 import { KEYED, OPTIONAL_KEY, operation } from '../operation.js';
 
 export function sendPosting(reply: FastifyReply, r: PostingResponse) {
@@ -26,7 +27,7 @@ export function sendPosting(reply: FastifyReply, r: PostingResponse) {
     .send(r.body);
 }
 
-export async function postRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+export async function postRoutes(app: FastifyInstance, { platform }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { posts } = platform.services;
   const sites = platform.config.sites;
@@ -56,7 +57,7 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
       }),
     },
     async (req, reply) => {
-      const principal = await auth.agent(req);
+      const principal = agentOf(req);
       const result = await posts.create(principal, siteForHost(sites, req.hostname), req.body, {
         dryRun: req.query.dry_run === 'true',
         idempotencyKey: req.headers['idempotency-key'],
@@ -78,7 +79,6 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
       }),
     },
     async (req) => {
-      await auth.optionalAgent(req);
       return posts.list(siteForHost(sites, req.hostname), req.query);
     },
   );
@@ -96,7 +96,7 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
         problems: ['not_found'],
       }),
     },
-    async (req) => posts.get(req.params.id, await auth.optionalAgent(req)),
+    async (req) => posts.get(req.params.id, optionalAgentOf(req)),
   );
 
   r.delete(
@@ -112,7 +112,7 @@ export async function postRoutes(app: FastifyInstance, { platform, auth }: AppCo
       }),
     },
     async (req, reply) => {
-      await posts.delete(req.params.id, await auth.agent(req));
+      await posts.delete(req.params.id, agentOf(req));
       return reply.code(204).send();
     },
   );

@@ -3,9 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { relayAck, relayBody } from '../../core/relay/relay.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
+import { agentOf } from '../guard.js';
 import { KEYED, operation } from '../operation.js';
 
-export async function relayRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+export async function relayRoutes(app: FastifyInstance, { platform }: AppContext) {
   app.withTypeProvider<ZodTypeProvider>().post(
     '/v1/relay',
     {
@@ -31,7 +32,7 @@ export async function relayRoutes(app: FastifyInstance, { platform, auth }: AppC
         .send(
           await platform.services.relay.send(
             siteForHost(platform.config.sites, req.hostname),
-            await auth.agent(req),
+            agentOf(req),
             req.body,
           ),
         ),

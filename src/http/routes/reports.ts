@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { reportAck, reportBody } from '../../core/reports/reports.js';
 import type { AppContext } from '../app.js';
+import { optionalAgentOf } from '../guard.js';
 import { OPTIONAL_KEY, operation } from '../operation.js';
 
-export async function reportRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+export async function reportRoutes(app: FastifyInstance, { platform }: AppContext) {
   app.withTypeProvider<ZodTypeProvider>().post(
     '/v1/reports',
     {
@@ -18,8 +19,6 @@ export async function reportRoutes(app: FastifyInstance, { platform, auth }: App
       }),
     },
     async (req, reply) =>
-      reply
-        .code(202)
-        .send(await platform.services.reports.create(req.body, req.ip, await auth.optionalAgent(req))),
+      reply.code(202).send(await platform.services.reports.create(req.body, req.ip, optionalAgentOf(req))),
   );
 }

@@ -3,9 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { rateLimitHeaders, searchQuery, searchResponse } from '../../core/search/search.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
+import { optionalAgentOf } from '../guard.js';
 import { OPTIONAL_KEY, operation } from '../operation.js';
 
-export async function searchRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+export async function searchRoutes(app: FastifyInstance, { platform }: AppContext) {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/v1/search',
     {
@@ -21,7 +22,7 @@ export async function searchRoutes(app: FastifyInstance, { platform, auth }: App
       }),
     },
     async (req, reply) => {
-      const principal = await auth.optionalAgent(req);
+      const principal = optionalAgentOf(req);
       const r = await platform.services.search.search(
         siteForHost(platform.config.sites, req.hostname),
         req.query,

@@ -7,6 +7,7 @@ import { accountDeletedPage, accountPage, linkExpiredPage, proveOwnerPage } from
 import { PAGE_CSP } from '../../web/layout.js';
 import type { AppContext } from '../app.js';
 import { OWNER_COOKIE } from '../auth.js';
+import { optionalOwnerOf, ownerOf } from '../guard.js';
 import { adminWebRoutes } from './admin-web.js';
 
 const css = readFileSync(new URL('../../web/assets/site.css', import.meta.url));
@@ -58,10 +59,14 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(css),
   );
 
-  const ownerOf = async (req: FastifyRequest) => {
-    const token = req.cookies[OWNER_COOKIE];
-    return token ? ownerSessions.authenticate(token) : null;
+  /** Declared access of the account pages (enforced by the guard; CSRF-checked on POST). */
+  const ownerPage = {
+    config: {
+      access: 'owner-page' as const,
+      denied: (_req: FastifyRequest, reply: FastifyReply) => html(reply, linkExpiredPage(), 401),
+    },
   };
+  const formPage = { config: { access: 'page' as const } };
 
   const dashboard = async (reply: FastifyReply, accountId: string, extra: Outcome = {}) =>
     html(
@@ -78,14 +83,18 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
       }),
     );
 
-  app.get<{ Querystring: { token?: string } }>('/account', async (req, reply) => {
-    const owner = await ownerOf(req);
-    const token = req.query.token;
-    if (!token) return owner ? dashboard(reply, owner) : html(reply, linkExpiredPage(), 401);
-    return html(reply, proveOwnerPage({ token }));
-  });
+  app.get<{ Querystring: { token?: string } }>(
+    '/account',
+    { config: { access: 'owner-page?' } },
+    async (req, reply) => {
+      const owner = optionalOwnerOf(req);
+      const token = req.query.token;
+      if (!token) return owner ? dashboard(reply, owner) : html(reply, linkExpiredPage(), 401);
+      return html(reply, proveOwnerPage({ token }));
+    },
+  );
 
-  app.post<{ Body: Form }>('/account/code', async (req, reply) => {
+  app.post<{ Body: Form }>('/account/code', formPage, async (req, reply) => {
     const token = req.body.token ?? '';
     try {
       const sent = await ownerSessions.sendCode(token);
@@ -96,7 +105,7 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
     }
   });
 
-  app.post<{ Body: Form }>('/account/verify', async (req, reply) => {
+  app.post<{ Body: Form }>('/account/verify', formPage, async (req, reply) => {
     const token = req.body.token ?? '';
     try {
       const s = await ownerSessions.verifyCode(token, (req.body.code ?? '').trim());
@@ -120,73 +129,51 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
     }
   });
 
-  const ownerAction =
-    (handler: (accountId: string, body: Form) => Promise<Outcome>) =>
-    async (req: FastifyRequest<{ Body: Form }>, reply: FastifyReply) => {
-      const owner = await ownerOf(req);
-      if (!owner) return html(reply, linkExpiredPage(), 401);
+  const ownerAction = (path: string, handler: (accountId: string, body: Form) => Promise<Outcome>) =>
+    app.post<{ Body: Form }>(path, ownerPage, async (req, reply) => {
+      const owner = ownerOf(req);
       try {
         return dashboard(reply, owner, await handler(owner, req.body ?? {}));
       } catch (e) {
         if (isProblem(e)) return dashboard(reply, owner, { error: e.detail });
         throw e;
       }
-    };
+    });
 
-  app.post<{ Body: Form }>(
-    '/account/top-up',
-    ownerAction(async (id, body) => {
-      const t = await topUps.create(id, { amount: Number(body.amount) }, returnUrl);
-      if (t.checkout_url)
-        return { checkoutUrl: t.checkout_url, notice: 'Pay on the payment page to finish.' };
-      return { notice: `Added $${(t.amount / 1_000_000).toFixed(2)}.` };
-    }),
-  );
-  app.post<{ Body: Form }>(
-    '/account/card',
-    ownerAction(async (id, body) => {
-      const card = body.card?.replace(/[\s-]/g, '');
-      const r = await cards.setup(id, card ? { card } : {}, returnUrl);
-      if (r.status === 'redirect')
-        return { checkoutUrl: r.checkout_url, notice: 'Enter the card on the payment page.' };
-      return { notice: `Saved the ${r.card.brand} card ending in ${r.card.last4}.` };
-    }),
-  );
-  app.post<{ Body: Form }>(
-    '/account/card/remove',
-    ownerAction(async (id) => {
-      await cards.remove(id);
-      return { notice: 'The card was removed; auto-recharge is off.' };
-    }),
-  );
-  app.post<{ Body: Form }>(
-    '/account/auto-recharge',
-    ownerAction(async (id, body) => {
-      const s = await autoRecharge.configure(id, {
-        enabled: body.enabled === 'on',
-        threshold: micros(body.threshold),
-        amount: Number(body.amount),
-      });
-      return { notice: s.enabled ? 'Auto-recharge is on.' : 'Auto-recharge is off.' };
-    }),
-  );
-  app.post<{ Body: Form }>(
-    '/account/deletion',
-    ownerAction(async (id) => {
-      await deletion.request(id);
-      return { notice: 'Deletion requested: confirm below, or keep the account.' };
-    }),
-  );
-  app.post<{ Body: Form }>(
-    '/account/deletion/cancel',
-    ownerAction(async (id) => {
-      await deletion.cancel(id);
-      return { notice: 'The account stays: deletion was cancelled.' };
-    }),
-  );
-  app.post<{ Body: Form }>('/account/deletion/confirm', async (req, reply) => {
-    const owner = await ownerOf(req);
-    if (!owner) return html(reply, linkExpiredPage(), 401);
+  ownerAction('/account/top-up', async (id, body) => {
+    const t = await topUps.create(id, { amount: Number(body.amount) }, returnUrl);
+    if (t.checkout_url) return { checkoutUrl: t.checkout_url, notice: 'Pay on the payment page to finish.' };
+    return { notice: `Added $${(t.amount / 1_000_000).toFixed(2)}.` };
+  });
+  ownerAction('/account/card', async (id, body) => {
+    const card = body.card?.replace(/[\s-]/g, '');
+    const r = await cards.setup(id, card ? { card } : {}, returnUrl);
+    if (r.status === 'redirect')
+      return { checkoutUrl: r.checkout_url, notice: 'Enter the card on the payment page.' };
+    return { notice: `Saved the ${r.card.brand} card ending in ${r.card.last4}.` };
+  });
+  ownerAction('/account/card/remove', async (id) => {
+    await cards.remove(id);
+    return { notice: 'The card was removed; auto-recharge is off.' };
+  });
+  ownerAction('/account/auto-recharge', async (id, body) => {
+    const s = await autoRecharge.configure(id, {
+      enabled: body.enabled === 'on',
+      threshold: micros(body.threshold),
+      amount: Number(body.amount),
+    });
+    return { notice: s.enabled ? 'Auto-recharge is on.' : 'Auto-recharge is off.' };
+  });
+  ownerAction('/account/deletion', async (id) => {
+    await deletion.request(id);
+    return { notice: 'Deletion requested: confirm below, or keep the account.' };
+  });
+  ownerAction('/account/deletion/cancel', async (id) => {
+    await deletion.cancel(id);
+    return { notice: 'The account stays: deletion was cancelled.' };
+  });
+  app.post<{ Body: Form }>('/account/deletion/confirm', ownerPage, async (req, reply) => {
+    const owner = ownerOf(req);
     try {
       const result = await deletion.confirm(owner, { refund: req.body?.refund === 'on' });
       reply.clearCookie(OWNER_COOKIE, { path: '/' });
@@ -196,18 +183,12 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
       throw e;
     }
   });
-  app.post<{ Body: Form }>(
-    '/account/keys',
-    ownerAction(async (id) => ({ newKey: (await keys.createForOwner(id)).api_key })),
-  );
-  app.post<{ Body: Form }>(
-    '/account/keys/revoke',
-    ownerAction(async (id, body) => {
-      await keys.revoke(id, body.id ?? '');
-      return { notice: 'The key was revoked.' };
-    }),
-  );
-  app.post('/account/sign-out', async (req, reply) => {
+  ownerAction('/account/keys', async (id) => ({ newKey: (await keys.createForOwner(id)).api_key }));
+  ownerAction('/account/keys/revoke', async (id, body) => {
+    await keys.revoke(id, body.id ?? '');
+    return { notice: 'The key was revoked.' };
+  });
+  app.post('/account/sign-out', formPage, async (req, reply) => {
     const token = req.cookies[OWNER_COOKIE];
     if (token) await ownerSessions.end(token);
     reply.clearCookie(OWNER_COOKIE, { path: '/' });

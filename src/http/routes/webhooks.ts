@@ -11,9 +11,10 @@ import {
   webhookTestAck,
 } from '../../core/webhooks/endpoints.js';
 import type { AppContext } from '../app.js';
+import { agentOf } from '../guard.js';
 import { KEYED, operation } from '../operation.js';
 
-export async function webhookRoutes(app: FastifyInstance, { platform, auth }: AppContext) {
+export async function webhookRoutes(app: FastifyInstance, { platform }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { webhooks } = platform.services;
 
@@ -30,7 +31,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         problems: ['invalid_webhook_url', 'too_many_webhooks', 'account_banned'],
       }),
     },
-    async (req, reply) => reply.code(201).send(await webhooks.create(await auth.agent(req), req.body)),
+    async (req, reply) => reply.code(201).send(await webhooks.create(agentOf(req), req.body)),
   );
 
   r.get(
@@ -43,7 +44,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         responses: { 200: webhookList },
       }),
     },
-    async (req) => webhooks.list(await auth.agent(req)),
+    async (req) => webhooks.list(agentOf(req)),
   );
 
   r.delete(
@@ -59,7 +60,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
       }),
     },
     async (req, reply) => {
-      await webhooks.delete(await auth.agent(req), req.params.id);
+      await webhooks.delete(agentOf(req), req.params.id);
       return reply.code(204).send();
     },
   );
@@ -76,7 +77,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         problems: ['not_found', 'invalid_state', 'account_banned'],
       }),
     },
-    async (req, reply) => reply.code(202).send(await webhooks.test(await auth.agent(req), req.params.id)),
+    async (req, reply) => reply.code(202).send(await webhooks.test(agentOf(req), req.params.id)),
   );
 
   r.get(
@@ -91,6 +92,6 @@ export async function webhookRoutes(app: FastifyInstance, { platform, auth }: Ap
         problems: ['not_found'],
       }),
     },
-    async (req) => webhooks.deliveries(await auth.agent(req), req.params.id),
+    async (req) => webhooks.deliveries(agentOf(req), req.params.id),
   );
 }
