@@ -9,6 +9,7 @@ import { Auth } from './auth.js';
 import { BODY_LIMIT } from './body-limit.js';
 import { refuseNonCanonicalPaths } from './canonical-path.js';
 import { PlatformCeiling } from './ceiling.js';
+import { refuseUnfitText } from './clean-input.js';
 import { errorHandler, sendProblem } from './errors.js';
 import { installGuard } from './guard.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -85,6 +86,7 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler(config.baseUrl));
+  app.addHook('preValidation', refuseUnfitText);
   app.setNotFoundHandler((req, reply) =>
     sendProblem(
       reply,

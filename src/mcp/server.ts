@@ -9,6 +9,7 @@ import type { Logger } from '../core/context.js';
 import { POLICY } from '../core/policy/document.js';
 import { PRICES, pricingDocument } from '../core/pricing.js';
 import { isProblem, Problem, problemBody } from '../core/problems.js';
+import { assertText } from '../core/validation.js';
 import { type Tool, type ToolContext, tools } from './tools.js';
 
 export const MCP_SERVER_NAME = 'agentpress';
@@ -52,6 +53,9 @@ async function callTool(
   ctx: McpRequestContext,
 ): Promise<CallToolResult> {
   try {
+    // The boundary rule for text, as the HTTP hook applies it to a REST body (src/http/clean-input.ts):
+    // /mcp leaves the arguments to this check, so a bad one is a validation_failed tool error.
+    assertText(args);
     const result = await tool.run(args, ctx);
     const out = tool.output.safeParse(result.data);
     if (!out.success) {

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Problem } from '../../core/problems.js';
+import { safeEqual } from '../../core/secrets.js';
 import { databaseReadiness } from '../../db/client.js';
 import type { AppContext } from '../app.js';
 import { sendProblem } from '../errors.js';
@@ -90,9 +90,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 export function metricsAllowed(req: FastifyRequest, token: string | undefined): boolean {
   const auth = req.headers.authorization;
   if (token && typeof auth === 'string' && auth.startsWith('Bearer ')) {
-    const given = Buffer.from(auth.slice(7).trim());
-    const want = Buffer.from(token);
-    return given.length === want.length && timingSafeEqual(given, want);
+    return safeEqual(auth.slice(7).trim(), token);
   }
   const forwarded = req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined;
   const socket = req.socket.remoteAddress ?? '';
