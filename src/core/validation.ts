@@ -92,11 +92,9 @@ const pathOf = (w: Where | undefined): PropertyKey[] => {
   return out;
 };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => {
-  if (v === null || typeof v !== 'object') return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
-};
+/** A parsed object (JSON, a query or a form: the last two are null-prototype); a raw Buffer body is not. */
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !ArrayBuffer.isView(v);
 
 /**
  * The boundary rule, applied to anything parsed from a request (path parameters, a query, a JSON

@@ -7,6 +7,7 @@ import { CONTENT_TRUST, LICENSE, type PublicPost } from '../core/posts/views.js'
 import { CATALOG, type CatalogEntry } from '../core/problems.js';
 import { pathsForPost } from '../core/sites/changes.js';
 import { isCountry, isSubdivisionOf } from '../core/sites/place.js';
+import { asText } from '../core/validation.js';
 import type { Executor } from '../db/client.js';
 import { posts as postsTable } from '../db/schema.js';
 import { errorIndexPage, errorPage, listPage, policyPage, postPage } from './site-pages.js';
@@ -263,9 +264,13 @@ ${entries.join('')}</feed>
   }
 }
 
-/** XML text and attribute escaping (control characters never reach a post: bodies refuse them). */
+/**
+ * XML text and attribute escaping. A character XML 1.0 forbids (a control character, an unpaired
+ * surrogate, U+FFFE) becomes U+FFFD: input refuses them now, but a row stored before that rule
+ * must not make the feed or the sitemap unreadable to every reader.
+ */
 export function xml(s: string): string {
-  return s
+  return asText(s)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { line } from '../validation.js';
 
 export const createAccountBody = z.strictObject({
-  name: z.string().trim().min(1, 'name is required').max(100, 'name is at most 100 characters'),
+  name: line('name must be one line: no line breaks, tabs or control characters')
+    .trim()
+    .min(1, 'name is required')
+    .max(100, 'name is at most 100 characters'),
   email: z.email('email must be an e-mail address').max(254),
   accept_terms: z.literal(true, 'accept_terms must be true: read the policy at /v1/policy first'),
 });

@@ -7,6 +7,7 @@ import { POLICY } from '../policy/document.js';
 import { type OwnPost, ownPost, toOwn } from '../posts/views.js';
 import { Problem } from '../problems.js';
 import type { SiteRebuilds } from '../sites/changes.js';
+import { line } from '../validation.js';
 import type { Events } from '../webhooks/events.js';
 import { eventFor } from './moderation.js';
 import type { RejectionCategory } from './moderator.js';
@@ -21,14 +22,14 @@ export const decisionBody = z
   .strictObject({
     decision: z.enum(['publish', 'reject']),
     category: z.enum(CATEGORIES).optional(),
-    reason: z.string().trim().min(1).max(2000),
+    reason: line().trim().min(1).max(2000),
   })
   .refine((d) => d.decision === 'publish' || d.category !== undefined, {
     path: ['category'],
     message: 'a rejection needs a category',
   });
 
-export const removeBody = z.strictObject({ reason: z.string().trim().min(1).max(2000) });
+export const removeBody = z.strictObject({ reason: line().trim().min(1).max(2000) });
 
 /** GET /v1/admin/review items: the post with its author and what the rules and the model said. */
 export const reviewItem = ownPost.extend({

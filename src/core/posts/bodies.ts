@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SiteKind } from '../../config.js';
 import { PRICES } from '../pricing.js';
 import { locationSchema, messageLocationSchema, timeZoneSchema } from '../sites/place.js';
-import { parseOrThrow, validationProblem } from '../validation.js';
+import { line, parseOrThrow, validationProblem } from '../validation.js';
 import { CONTROL_CHARS, countWords, LINK_PATTERN, normalizeText } from './text.js';
 
 /** Story limits (DESIGN.md "Posts"). */
@@ -19,14 +19,14 @@ const plainText = z
   .refine((s) => !CONTROL_CHARS.test(s), 'must be plain text without control characters')
   .transform(normalizeText);
 
-const title = plainText
+const title = line('title is one line: no line breaks, tabs or control characters')
+  .transform(normalizeText)
   .pipe(
     z
       .string()
       .min(1, 'title is required')
       .max(STORY_LIMITS.titleMax, `title is at most ${STORY_LIMITS.titleMax} characters`),
-  )
-  .refine((s) => !s.includes('\n'), 'title is one line');
+  );
 
 const words = (min: number, max: number, what: string) =>
   plainText.superRefine((s, ctx) => {

@@ -268,10 +268,32 @@ function encodeCursor(at: Date, id: string): string {
   return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');
 }
 
-function decodeCursor(cursor: string): { at: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const d = new Date(at ?? '');
-  if (!id || Number.isNaN(d.getTime())) {
+/** What encodeCursor writes: a millisecond UTC timestamp and a post id. */
+const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,200}$/;
+const CURSOR_AT = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const CURSOR_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Reads a cursor back, refusing (422 at /query/cursor) anything encodeCursor cannot have written:
+ * not canonical base64url, not exactly `<timestamp>|<id>`, an impossible date (2024-02-30), a year
+ * outside 1970..9999 (PostgreSQL would fail on year 0), an id that is not an id. Nothing else
+ * reaches the query.
+ */
+function decodeCursor(cursor: unknown): { at: Date; id: string } {
+  if (typeof cursor !== 'string' || !CURSOR_SHAPE.test(cursor)) throw invalidCursor();
+  const raw = Buffer.from(cursor, 'base64url');
+  if (raw.toString('base64url') !== cursor) throw invalidCursor();
+  const parts = raw.toString().split('|');
+  const [at = '', id = ''] = parts;
+  const year = Number(CURSOR_AT.exec(at)?.[1]);
+  const d = new Date(at);
+  if (
+    parts.length !== 2 ||
+    !(year >= 1970 && year <= 9999) ||
+    Number.isNaN(d.getTime()) ||
+    d.toISOString() !== at ||
+    !CURSOR_ID.test(id)
+  ) {
     throw invalidCursor();
   }
   return { at: d, id };

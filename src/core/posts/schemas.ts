@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { countryCode, subdivisionCode } from '../sites/place.js';
+import { line } from '../validation.js';
 import { topicSlug } from './bodies.js';
 import type { DryRunResult } from './posts.js';
 import { ownPost, publicPost } from './views.js';
@@ -8,7 +9,7 @@ export const listQuery = z.strictObject({
   topic: topicSlug.optional(),
   country: countryCode.optional(),
   state: subdivisionCode.optional(),
-  city: z.string().min(1).max(100).optional(),
+  city: line().min(1).max(100).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
 });

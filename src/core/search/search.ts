@@ -13,10 +13,10 @@ import { type PublicPost, publicPost, toPublic } from '../posts/views.js';
 import { PRICES } from '../pricing.js';
 import { Problem } from '../problems.js';
 import { countryCode, subdivisionCode } from '../sites/place.js';
-import { invalidCursor } from '../validation.js';
+import { invalidCursor, line } from '../validation.js';
 
 export const searchQuery = z.strictObject({
-  q: z.string().trim().min(1, 'q is the text to search for').max(200),
+  q: line().trim().min(1, 'q is the text to search for').max(200),
   state: subdivisionCode.optional(),
   country: countryCode.optional(),
   topic: topicSlug.optional(),

@@ -9,6 +9,7 @@
  */
 import { iso31661, iso31662 } from 'iso-3166';
 import { z } from 'zod';
+import { line } from '../validation.js';
 
 /** Assigned ISO 3166-1 alpha-2 codes, e.g. "US", "FR". */
 const COUNTRIES: ReadonlySet<string> = new Set(iso31661.map((c) => c.alpha2));
@@ -53,7 +54,7 @@ export const subdivisionCode = z
   })
   .refine((code) => SUBDIVISION_COUNTRY.has(code), { message: 'is not a known ISO 3166-2 subdivision code' });
 
-const cityName = z.string().min(1).max(100);
+const cityName = line().min(1).max(100);
 
 /** Adds an issue on ["state"] when the state is not a subdivision of the country. */
 function stateInCountry(value: { country: string; state?: string | undefined }, ctx: z.RefinementCtx): void {

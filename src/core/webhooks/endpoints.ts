@@ -7,13 +7,14 @@ import type { Principal } from '../accounts/keys.js';
 import type { Deps } from '../context.js';
 import { Problem } from '../problems.js';
 import { newId, type SecretBox } from '../secrets.js';
+import { line } from '../validation.js';
 import { EVENT_TYPES, type Events, POST_EVENTS } from './events.js';
 import { type UrlPolicy, UrlRefused } from './url-policy.js';
 
 export const MAX_ENDPOINTS = 5;
 
 export const createWebhookBody = z.strictObject({
-  url: z.string().min(1).max(2048).describe('Public https URL on port 443.'),
+  url: line().min(1).max(2048).describe('Public https URL on port 443.'),
   events: z
     .array(z.enum(POST_EVENTS))
     .min(1)
