@@ -13,10 +13,10 @@ interface RouteSchema {
  * What a request brings in that the boundary rule for text (src/core/validation.ts) refuses, at
  * the pointers toProblem uses: `/params/id`, `/query/q`, a body member bare (`/name`).
  *
- * Path parameters are always read. An API operation (declared with operation()) reads only the
- * query and body it declares: the type provider gives its handler nothing else, so an undeclared
- * part is not input (and a 422 there would be an answer the contract does not list). /mcp is such
- * an operation with no body schema on purpose: its tool arguments are checked by the MCP server,
+ * Path parameters and bodies are always read. An API operation (declared with operation()) reads
+ * only the query it declares: the type provider gives its handler nothing else, so an undeclared
+ * query is not input (and a 422 there would be an answer the contract does not list). /mcp
+ * declares `bodyTextCheckedBy: 'mcp'`: its tool arguments are checked by the MCP server,
  * which answers validation_failed as a tool error (a transport-level 422 would turn into an
  * exception in MCP clients). Pages and forms declare no schema and may read anything: everything
  * they receive is checked.
@@ -24,10 +24,13 @@ interface RouteSchema {
 export function unfitText(req: FastifyRequest): FieldError[] {
   const schema = req.routeOptions.schema as RouteSchema | undefined;
   const operation = schema?.[CONTRACT_KEY] !== undefined;
+  // A body is always input (POST /v1/posts validates its site's body in core, with no schema
+  // here), unless the route checks its text itself (MCP tool arguments).
+  const ownCheck = req.routeOptions.config?.bodyTextCheckedBy;
   return [
     ...textErrors(req.params, '/params'),
     ...(!operation || schema?.querystring ? textErrors(req.query, '/query') : []),
-    ...(!operation || schema?.body ? textErrors(req.body) : []),
+    ...(ownCheck ? [] : textErrors(req.body)),
   ];
 }
 

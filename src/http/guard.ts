@@ -41,6 +41,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: Access;
+    /** The route checks the text of its body itself (MCP tool arguments): see clean-input.ts. */
+    bodyTextCheckedBy?: 'mcp';
     denied?: (req: FastifyRequest, reply: FastifyReply) => unknown;
   }
 }

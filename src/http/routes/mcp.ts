@@ -37,6 +37,8 @@ export async function mcpRoutes(app: FastifyInstance, { platform }: AppContext) 
   app.post(
     '/mcp',
     {
+      // Tool arguments meet the text rule in the MCP server (a tool error, not an HTTP 422).
+      config: { bodyTextCheckedBy: 'mcp' },
       schema: operation({
         tags: ['mcp'],
         summary: 'MCP over streamable HTTP (stateless, JSON responses): the same operations as tools',
