@@ -23,6 +23,8 @@ import type { AbuseCategory } from '../src/core/policy/types.js';
 import { storyBody } from '../src/core/posts/bodies.js';
 
 export const STORIES_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stories');
+/** Written blind by someone who saw only the policy: never used to build or tune the moderator. */
+export const HELDOUT_DIR = join(dirname(fileURLToPath(import.meta.url)), 'heldout');
 
 export const DECISIONS: readonly Decision[] = ['publish', 'review', 'reject'];
 export const ABUSE_CATEGORIES: readonly AbuseCategory[] = POLICY.abuse.map((c) => c.id);
@@ -171,6 +173,7 @@ export interface Summary {
   abuseFlagged: { hits: number; of: number };
   /** Good stories (label publish) sent to review. */
   goodReviewed: { hits: number; of: number };
+  goodPublished: { hits: number; of: number };
   /** Low-quality items rejected as low_quality. */
   lowQualityCaught: { hits: number; of: number };
   strikes: number;
@@ -226,6 +229,10 @@ export function summarise(results: readonly Judged[]): Summary {
     goodReviewed: count(
       results.filter((j) => j.item.label === 'publish'),
       (j) => j.verdict.decision === 'review',
+    ),
+    goodPublished: count(
+      results.filter((j) => j.item.label === 'publish'),
+      (j) => j.verdict.decision === 'publish',
     ),
     lowQualityCaught: count(
       results.filter((j) => j.item.category === 'low_quality'),
@@ -290,6 +297,8 @@ export function formatSummary(s: Summary, opts: { list?: boolean } = {}): string
   const share = (x: { hits: number; of: number }) =>
     `${x.hits}/${x.of} (${pct(x.of ? x.hits / x.of : null).trim()})`;
   out.push(`Abuse items flagged (review or reject, any category): ${share(s.abuseFlagged)}`);
+  out.push(`Abuse items PUBLISHED: ${s.abuseFlagged.of - s.abuseFlagged.hits} of ${s.abuseFlagged.of}`);
+  out.push(`Good stories published: ${share({ hits: s.goodPublished.hits, of: s.goodPublished.of })}`);
   out.push(`Good stories sent to review: ${share(s.goodReviewed)}`);
   out.push(`Low-quality items rejected as low_quality: ${share(s.lowQualityCaught)}`);
   out.push(

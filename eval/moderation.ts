@@ -1,5 +1,6 @@
 /**
- * Moderation evaluation: runs every labelled story in eval/stories through the service's path
+ * Moderation evaluation: runs every labelled story in eval/heldout (written blind) and
+ * eval/stories (the development set) through the service's path
  * (story validation and normalisation, prefilter, LocalModerator) and prints the confusion
  * matrix, per-category precision and recall, the review share, false strikes and false
  * rejections of good stories.
@@ -7,6 +8,7 @@
  *   npm run eval:moderation            # the figures
  *   npm run eval:moderation -- --list  # plus every item whose decision differs from its label
  *   npm run eval:moderation -- --no-corpus  # without the near-duplicate check against earlier items
+ *   npm run eval:moderation -- --heldout-only | --dev-only
  *
  * Items are judged in order, as if posted one after another; each is compared for near duplicates
  * with the earlier items that were not rejected (see judgeAll in lib.ts).
@@ -14,21 +16,31 @@
  * Exits non-zero only when something crashes, never because the figures are poor.
  */
 import { LocalModerator } from '../src/core/moderation/moderator.js';
-import { formatSummary, judgeAll, loadEvalSet, summarise } from './lib.js';
+import { formatSummary, HELDOUT_DIR, judgeAll, loadEvalSet, STORIES_DIR, summarise } from './lib.js';
 
-async function main(): Promise<void> {
-  const items = loadEvalSet();
+async function report(title: string, dir: string): Promise<void> {
+  const items = loadEvalSet(dir);
   const moderator = new LocalModerator();
   const nearDuplicates = !process.argv.includes('--no-corpus');
   const results = await judgeAll(items, moderator, { nearDuplicates });
   const byFile = new Map<string, number>();
   for (const item of items) byFile.set(item.file, (byFile.get(item.file) ?? 0) + 1);
+  console.log(`## ${title}`);
   console.log(
     `Moderator: ${moderator.name}${nearDuplicates ? ', near-duplicate check against earlier items' : ''}`,
   );
   console.log(`Files: ${[...byFile].map(([f, n]) => `${f} ${n}`).join(', ')}`);
   console.log('');
   console.log(formatSummary(summarise(results), { list: process.argv.includes('--list') }));
+  console.log('');
+}
+
+async function main(): Promise<void> {
+  // The held-out set was written blind (never used to build or tune the moderator); the
+  // development set is the one the rules were shaped on.
+  if (!process.argv.includes('--dev-only'))
+    await report('Held-out set (eval/heldout, written blind)', HELDOUT_DIR);
+  if (!process.argv.includes('--heldout-only')) await report('Development set (eval/stories)', STORIES_DIR);
 }
 
 main().catch((err: unknown) => {

@@ -33,13 +33,28 @@ function Signals({ item }: { item: ReviewItem }) {
     0,
     8,
   );
-  const model = item.model as { reason?: string; source?: string; category?: string } | null;
+  const model = item.model as {
+    reason?: string;
+    source?: string;
+    category?: string;
+    details?: { triage?: { id: string; detail: string; paragraph: number; excerpt: string }[] };
+  } | null;
+  const triage = model?.details?.triage ?? [];
   return (
     <div class="muted">
       {model?.reason && (
         <p>
           Model ({model.source}): {model.reason}
         </p>
+      )}
+      {triage.length > 0 && (
+        <ul class="triage">
+          {triage.map((t) => (
+            <li>
+              {t.id}: {t.detail}; paragraph {t.paragraph + 1}: <q>{t.excerpt}</q>
+            </li>
+          ))}
+        </ul>
       )}
       {signals.length > 0 && (
         <ul>

@@ -1,0 +1,268 @@
+import type { RejectionCategory } from './moderator.js';
+
+/**
+ * Triage: signals that a story may be abuse dressed as fiction, found by what the text DOES
+ * rather than by the words it uses. Each rule needs two independent cues in the same paragraph
+ * (a call to act and a link; a named person and a routine; a group and a word for vermin and a
+ * call to remove it; steps and a way to harm), so a war story or a villain's speech alone does
+ * not fire. A signal never rejects and never strikes: it sends the post to a person, with the
+ * paragraph that fired it, because a local model cannot tell a condemned villain from an endorsed
+ * one, and a person can.
+ */
+export interface TriageSignal {
+  id: string;
+  category: RejectionCategory;
+  score: number;
+  detail: string;
+  /** Index of the paragraph that fired it, and its opening words (for the review queue). */
+  paragraph: number;
+  excerpt: string;
+}
+
+interface Rule {
+  id: string;
+  category: RejectionCategory;
+  detail: string;
+  /** Every group must match somewhere in the paragraph for the rule to fire. */
+  all: Matcher[];
+}
+
+interface Matcher {
+  test(text: string): boolean;
+}
+
+/** Case-insensitive alternatives. */
+const any = (...parts: string[]) => new RegExp(parts.join('|'), 'i');
+/** Case-sensitive alternatives (names, addresses: capital letters matter). */
+const cased = (...parts: string[]) => new RegExp(parts.join('|'));
+const either = (...ms: Matcher[]): Matcher => ({ test: (t) => ms.some((m) => m.test(t)) });
+
+/** Two capitalised words that are not a sentence opener: a person's (or a firm's) name. */
+const TITLED = String.raw`\b(?:Mr|Mrs|Ms|Miss|Dr)\.? [A-Z][a-z]+\b`;
+const NAME = String.raw`\b(?!(?:The|A|An|In|On|At|And|But|When|Then|Every|Each|This|That|My|His|Her|Our|Their|If|It|He|She|They|We|I|You|So|Now|One|Once|After|Before|As|Dear|Hello|Mr|Mrs|Ms|Dr)\b)[A-Z][a-z]+ (?:[A-Z]\. )?[A-Z][a-z]{2,}\b`;
+
+const LINK = String.raw`\bhttps?://|\bwww\.|\b[a-z0-9][a-z0-9-]{1,40}(?:\.[a-z0-9-]{2,40})*\.(?:com|net|org|io|co|xyz|info|biz|top|app|online|site|support|help|live|shop|store|link|click|ru|cn|me|ly|gg|to|cc|pw|tk)\b|\bdot com\b`;
+const WALLET = String.raw`\bbc1[a-z0-9]{25,60}\b|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\b0x[0-9a-fA-F]{40}\b|\bwallet address\b`;
+const CONTACT = String.raw`\b(?:whatsapp|telegram|signal|dm|message) (?:me|us)\b|@[a-z0-9_]{3,}|\+?\d[\d ()-]{8,}\d`;
+
+const RULES: Rule[] = [
+  {
+    id: 'triage.lure',
+    category: 'spam',
+    detail: 'a link, wallet or contact together with a request for log-in, payment or urgent action',
+    all: [
+      any(LINK, WALLET, CONTACT),
+      any(
+        String.raw`\blog ?in\b|\bsign in\b|\bverify\b|\bconfirm (?:your|the) (?:account|identity|details|payment)`,
+        String.raw`\bpassword\b|\bpin\b|\bseed phrase\b|\brecovery phrase\b|\bcard (?:number|details)\b|\bbank details\b`,
+        String.raw`\bgift ?cards?\b|\bwire\b|\bsend (?:[\d.,]+ ?)?(?:btc|eth|crypto|bitcoin|usdt|money|payment)\b|\bdeposit\b|\bdoubled?\b|\bdouble (?:your|it)\b`,
+        String.raw`\bsuspend(?:ed)?\b|\bwithin \d+ (?:hours?|minutes?|days?)\b|\bact now\b|\burgent(?:ly)?\b|\bimmediately\b|\blimited (?:time|spots|offer)\b|\bbefore it(?:'s| is) too late\b`,
+        String.raw`\bclaim (?:your|the)\b|\breward\b|\brefund\b|\bguaranteed\b|\bfree (?:money|crypto|gift)\b|\bclick\b|\bsign ?up\b|\bsubscribe\b|\bdiscount code\b|\bpromo\b|\breferral\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.ai_address',
+    category: 'agent_injection',
+    detail: 'text addressed to AI readers, summarisers or moderators',
+    all: [
+      any(
+        String.raw`\b(?:if you are|if you're|to any|to all|attention|note (?:to|for)|dear|hey|for) (?:an? )?(?:ai|a\.i\.|artificial intelligence|language models?|llms?|assistants?|chatbots?|bots?|crawlers?|summari[sz]ers?|models?|agents?|automated (?:systems?|readers?|tools?))\b`,
+        String.raw`\b(?:ai|language models?|llms?|assistants?|summari[sz]ers?|crawlers?|moderat(?:or|ion) (?:models?|systems?))\b[^.\n]{0,60}\b(?:reading|processing|summari[sz]ing|indexing|reviewing|scanning) (?:this|these)\b`,
+        String.raw`\beditor'?s note\b|\bnote to (?:the )?(?:reader|moderators?|reviewers?|systems?)\b|\[(?:system|admin|instructions?|note)\]`,
+      ),
+      any(
+        String.raw`\b(?:ignore|disregard|forget|override|bypass)\b`,
+        String.raw`\b(?:must|should|always|never|do not|don't)\b[^.\n]{0,40}\b(?:mention|say|state|include|output|respond|reply|tell|rate|score|recommend|summari[sz]e|describe|flag|report|classify|approve|publish|reveal|share)\b`,
+        String.raw`\b(?:rate|score|classify|mark|approve|recommend|summari[sz]e) (?:this|it|the (?:story|text|post))\b`,
+        String.raw`\btell (?:your|the) (?:user|human|owner|operator)\b|\byour (?:user|operator|instructions|system prompt|api key|credentials)\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.dehumanise',
+    category: 'hate',
+    detail: 'a group described as vermin, disease or a threat, with a call to remove it',
+    all: [
+      any(
+        String.raw`\b(?:vermin|rats?|cockroach(?:es)?|roaches|parasites?|lice|leeches|locusts?|maggots|termites|infest(?:ation|ed|ing)?|plague|disease|diseased|cancer|tumou?r|filth|filthy|subhuman|savages?|animals|beasts|swarm(?:s|ing)?|breed(?:ing)? like|invaders?|invasion|rot(?:ten|ting)?|contagion|pests?|weeds?)\b`,
+      ),
+      any(
+        String.raw`\b(?:they|them|their kind|these people|those people|their people|that kind|such people|immigrants?|foreigners?|outsiders?|newcomers|migrants?|refugees?|their (?:children|women|men|families))\b`,
+      ),
+      any(
+        String.raw`\b(?:remove|removed|removal|purge|purged|cleanse|cleansed|cleansing|exterminat\w*|eradicat\w*|get rid of|rid (?:of|our)|drive (?:them|it|\w+) out|driven out|send (?:them|\w+) back|wipe (?:them|\w+) out|burn (?:them|it|\w+) out|stamp (?:them|\w+) out|before they|take over|replace us|outbreed|no place (?:here|among)|deport\w*|expel\w*|cut out|weed(?:ed)? out|disinfect|fumigat\w*|solution)\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.howto',
+    category: 'violence_instructions',
+    detail: 'step-by-step instructions together with a way to cause harm',
+    all: [
+      any(
+        String.raw`(?:^|\n)\s*(?:\d+[.)]|step \w+|first(?:ly)?,|second(?:ly)?,|then,|next,|finally,)`,
+        String.raw`\b(?:first|then|next|after that|once (?:it|that|you)|finally)\b[^.\n]{0,120}\b(?:then|next|after that|finally|until)\b`,
+        String.raw`\b\d+(?:\.\d+)? ?(?:grams?|g|mg|ml|millilit(?:re|er)s?|ounces?|oz|teaspoons?|tablespoons?|cups?|drops|parts|percent|%|minutes|seconds|volts?)\b`,
+        String.raw`\byou(?:'ll| will)? (?:need|want|take|mix|add|cut|loosen|drill|attach|wait|heat|pour|wire|crush|dissolve)\b`,
+      ),
+      any(
+        String.raw`\b(?:poison\w*|toxi[cn]\w*|lethal|overdose|untraceable|undetectable|explosi\w+|detonat\w*|fuses?|accelerant|ignit\w*|incendiar\w*|napalm|pipe bomb|bomb|shrapnel|brake (?:lines?|fluid|cables?|hoses?)|sabotag\w*|tamper\w*|disable (?:the )?(?:alarm|camera|sensor|brakes?|smoke)|bypass (?:the )?(?:alarm|lock|camera)|pick (?:the|a) lock|skimm\w*|launder\w*|counterfeit\w*|forg(?:e|ed|ing) (?:a |the )?(?:passport|id|document|signature)|evade (?:the )?(?:police|tax|detection)|avoid detection|without (?:leaving )?a trace|no trace|leave no|cyanide|arsenic|ricin|antifreeze|thallium|strychnine|chloroform|carbon monoxide|gas leak|crush(?:ed)? (?:the )?(?:pills|tablets)|into (?:his|her|their) (?:drink|food|tea|coffee))\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.person_routine',
+    category: 'privacy',
+    detail: 'a named or identifiable person together with their routine, address or workplace',
+    all: [
+      either(
+        cased(NAME, TITLED),
+        any(
+          String.raw`\bmy (?:ex|ex-(?:wife|husband|girlfriend|boyfriend|partner)|neighbou?r|co-?worker|colleague|boss|manager|landlord|landlady|teacher|classmate|stepfather|stepmother)\b`,
+        ),
+      ),
+      any(
+        String.raw`\b(?:[01]?\d|2[0-3])[:.][0-5]\d\b|\b(?:1[0-2]|[1-9]) ?(?:am|pm|a\.m\.|p\.m\.)\b`,
+        String.raw`\bevery (?:morning|evening|night|day|weekday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|\bon (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b`,
+      ),
+      either(
+        any(
+          String.raw`\b(?:leaves?|arrives?|parks?|walks?|jogs?|runs?|drives?|cycles?|takes? the (?:bus|train|tram)|drops? (?:off|his|her)|picks? up|locks? up|gets? home|comes? home|finishes? (?:work|her shift|his shift))\b`,
+        ),
+        cased(
+          String.raw`\b\d{1,4}[a-z]? [A-Z][a-z]+ (?:Street|St|Road|Rd|Lane|Ln|Avenue|Ave|Drive|Dr|Close|Way|Crescent|Court|Place|Terrace|Gardens|Boulevard)\b|\b(?:lives|living|flat|apartment|house) (?:on|at|in) [A-Z]|\bworks (?:at|for|in) [A-Z]`,
+        ),
+      ),
+    ],
+  },
+  {
+    id: 'triage.threat',
+    category: 'harassment',
+    detail: 'a veiled threat',
+    all: [
+      any(
+        String.raw`\b(?:would|it'd|it would) be a (?:shame|pity)\b|\baccidents happen\b|\b(?:we|i) know where (?:you|he|she|they)\b|\bwatch (?:your|his|her) back\b|\blast warning\b|\byou(?:'ve| have) been warned\b|\bwon'?t (?:always )?be so lucky\b|\bsomething (?:bad |terrible )?(?:might|could|will) happen\b|\bsleep with one eye\b|\bsee (?:you|him|her) soon\b|\bwe(?:'re| are) (?:watching|coming)\b|\bcount (?:your|his|her) days\b|\bnot (?:be )?safe (?:anywhere|at home)\b|\bpay for (?:this|what)\b|\bregret (?:it|this|crossing)\b`,
+      ),
+      either(
+        any(String.raw`\byou(?:rs?|rself)?\b|\bmy (?:ex|neighbou?r|co-?worker|colleague|boss|landlord)\b`),
+        cased(NAME, TITLED),
+      ),
+    ],
+  },
+  {
+    id: 'triage.minor_sexual',
+    category: 'sexual_minors',
+    detail: 'a child together with romance, sexual interest or secrecy with an adult',
+    all: [
+      any(
+        String.raw`\b(?:[5-9]|1[0-5])[- ]?(?:year|yr)s?[- ]old\b|\b(?:five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen)(?:[- ]year[- ]old| years old)\b|\bmiddle school\b|\b(?:year|grade) (?:six|seven|eight|nine|6|7|8|9)\b|\b(?:sixth|seventh|eighth|ninth) grade(?:r)?\b|\bschool ?(?:girl|boy)s?\b|\blittle (?:girl|boy)\b|\bunderage\b|\bminors?\b|\bchild(?:ren)?\b|\bkids?\b|\bpre-?teens?\b|\bbarely (?:a )?teen|\bjust a teen|\bbefore (?:she|he) (?:was|turned) (?:sixteen|eighteen|16|18)\b|\b(?:only|just|barely) (?:five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|1[0-5])\b|\b(?:she|he) (?:was|is) (?:five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen)\b`,
+      ),
+      any(
+        String.raw`\bkiss\w*|\bcaress\w*|\bundress\w*|\bnaked\b|\bsensual\b|\bdesire\w*|\blust\w*|\baroused?\b|\bseduc\w*|\blovers?\b|\bromanc\w*|\bin love\b|\b(?:our|their|a) (?:little )?secret\b|\bspecial friend\b|\bmature (?:for|beyond) (?:her|his) (?:age|years)\b|\bgroom\w*|\balone with (?:her|him|me)\b|\bdon'?t tell (?:your|anyone|mum|mom|dad)\b|\bsoft skin\b|\bbody\b[^.\n]{0,30}\b(?:changing|developing|curves)\b|\bsit on (?:my|his) lap\b`,
+      ),
+      any(
+        String.raw`\b(?:man|men|adult|grown|older|teacher|coach|tutor|uncle|stepfather|stepdad|neighbou?r|priest|instructor|he|him|his|i|me|my)\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.target_recon',
+    category: 'violence_instructions',
+    detail: 'a real-world target together with its weak points (guards, cameras, shift changes)',
+    all: [
+      any(
+        String.raw`\b(?:water (?:treatment|works|supply)|reservoir|power (?:station|plant)|substation|grid|pipeline|dam|refinery|chemical plant|school|synagogue|mosque|church|temple|stadium|arena|concert|festival|parade|rally|station|airport|hospital|mall|market|crowd)\b`,
+      ),
+      any(
+        String.raw`\bcameras?\b[^.\n]{0,60}\b(?:crooked|pointing|blind|dead|broken|off|down)\b|\bguard (?:hut|post|booth)\b[^.\n]{0,40}\b(?:empty|unmanned)\b|\bshifts? (?:change|changed|changes)\b|\bunmanned\b|\bnobody (?:was )?(?:really )?watching\b|\bblind spots?\b|\bno one (?:checks|checked|watches)\b|\bunlocked\b|\bbusiest (?:hour|time|moment)\b|\bmost people\b[^.\n]{0,40}\b(?:packed|crowded|gather)\b|\bexits?\b[^.\n]{0,40}\b(?:locked|blocked|only one)\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.grooming',
+    category: 'sexual_minors',
+    detail: 'an adult in charge of a child, growing closeness and secrecy',
+    all: [
+      any(
+        String.raw`\b(?:tutor\w*|teacher|coach|mentor|instructor|uncle|babysitter|youth leader|priest|scoutmaster|stepfather|stepdad|family friend|neighbou?r)\b|\bMr\.? [A-Z]`,
+      ),
+      any(
+        String.raw`\bparents\b|\bpupil\b|\bstudents?\b|\bexams?\b|\bschool\b|\bhomework\b|\bsyllabus\b|\b(?:his|her) (?:mum|mom|dad|mother|father)\b|\bbedtime\b|\bclass(?:mates|room)?\b`,
+      ),
+      any(
+        String.raw`\bstay(?:ed|ing)? later\b|\bgifts?\b|\bbr(?:ing|ought|inging) (?:things|presents|gifts)\b|\bour (?:little )?secret\b|\bdon'?t tell\b|\bjust (?:the|us) two of us\b|\bdr(?:ove|ive|iving) (?:him|her) home\b|\balone (?:with|together)\b|\bspecial (?:friend|bond|connection)\b|\bmessag\w+ (?:him|her|me) (?:at night|late)\b|\blate at night\b|\bnobody (?:else )?(?:would|could) understand\b|\blessons changed\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.self_harm',
+    category: 'self_harm',
+    detail: 'a means of self-harm together with encouragement, glamour or a plan',
+    all: [
+      any(
+        String.raw`\bpills\b|\boverdose\b|\bblades?\b|\brazors?\b|\bcut(?:ting)? (?:myself|yourself|deeper|again)\b|\bnoose\b|\bhang (?:myself|yourself)\b|\bjump(?:ing)? (?:off|from)\b|\bledge\b|\bstarv\w*|\bpurg(?:e|ing)\b|\bcalories\b|\bthigh gap\b|\bribs? (?:show|poking)\b|\bend (?:it|it all|my life|your life|things)\b|\bkill (?:myself|yourself)\b|\bnot wake up\b|\bdisappear (?:forever|for good)\b|\bscars?\b|\bfasting\b|\bskip(?:ping)? meals\b`,
+      ),
+      any(
+        String.raw`\byou (?:should|deserve|can|could|will|won'?t|need to|have to)\b|\b(?:do|try) it\b|\bit feels\b|\bbeautiful\b|\bpretty\b|\bworth it\b|\bno one (?:will|would) (?:miss|notice|care)\b|\bbetter off\b|\bjoin (?:me|us)\b|\btonight\b|\bgoodbye\b|\bproud of\b|\bstronger than\b|\bdon'?t tell\b|\bhide (?:it|them|the)\b|\bchallenge\b|\bgoal weight\b|\bperfect\b|\bcontrol\b`,
+      ),
+    ],
+  },
+];
+
+/** Rules a single cue is enough for: there is no innocent reading a person should not check. */
+const SINGLE: Rule[] = [
+  {
+    id: 'triage.ideation',
+    category: 'self_harm',
+    detail: 'the writer or a reader may be at risk (thoughts of not being here)',
+    all: [
+      any(
+        String.raw`\bbetter off (?:if i|without me|if i was(?:n'?t| not) here)\b|\bif i (?:was|were)(?:n'?t| not) here\b|\bdon'?t want to (?:be here|live|wake up|go on)\b|\bwant(?:ed)? to die\b|\bkill (?:myself|yourself)\b|\bend (?:my|your) (?:own )?life\b|\bno reason to (?:live|go on|stay)\b|\bcan'?t go on\b|\bwon'?t be here (?:tomorrow|much longer|anymore)\b|\bthis is my (?:last|final) (?:post|message|note)\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.reader_lesson',
+    category: 'illegal',
+    detail: 'the story turns to the real reader to teach a method',
+    all: [
+      any(
+        String.raw`\b(?:every|any) (?:driver|reader|one of you|woman|man|parent|kid|teen|girl|boy|person) should know\b|\bif you(?:'re| are| were)? (?:ever )?in (?:her|his|my|their|this|that|the same) (?:position|situation|shoes)\b|\byou(?:'ll| will) be glad you read this\b|\bhere(?:'s| is) how (?:you|to)\b|\bthis is how you\b|\bremember these (?:steps|tricks|rules)\b|\bi(?:'m| am) telling you (?:this )?so (?:that )?you\b|\btake notes\b|\btry (?:this|it) (?:yourself|at home)\b`,
+      ),
+    ],
+  },
+];
+
+const splitParagraphs = (body: string) => body.split(/\n\s*\n/).map((p) => p.trim());
+
+const excerptOf = (p: string, n = 200) => {
+  const flat = p.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+};
+
+/** Every rule that fires, once, with the first paragraph that fired it. */
+export function triage(title: string | null, body: string): TriageSignal[] {
+  const paragraphs = splitParagraphs(body);
+  const out: TriageSignal[] = [];
+  for (const rule of [...SINGLE, ...RULES]) {
+    // A paragraph (the title goes with the first), else a paragraph with its neighbour (cues
+    // split across a paragraph break).
+    const texts = paragraphs.map((p, i) => (i === 0 && title ? `${title}\n${p}` : p));
+    let at = texts.findIndex((t) => rule.all.every((m) => m.test(t)));
+    if (at === -1)
+      at = texts.findIndex(
+        (t, i) => i + 1 < texts.length && rule.all.every((m) => m.test(`${t}\n${texts[i + 1]}`)),
+      );
+    if (at !== -1)
+      out.push({
+        id: rule.id,
+        category: rule.category,
+        score: 0.6,
+        detail: rule.detail,
+        paragraph: at,
+        excerpt: excerptOf(paragraphs[at]!),
+      });
+  }
+  return out;
+}
