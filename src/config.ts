@@ -116,10 +116,29 @@ const envSchema = z.object({
   MODERATOR_URL: optionalString,
   MODERATOR_MODEL: optionalString,
   MODERATOR_API_KEY: optionalString,
+  /** How MODERATOR=openai asks the model and reads its answer (src/core/moderation/profiles/). */
+  MODERATOR_PROFILE: z
+    .enum(['json', 'gpt-oss-safeguard', 'qwen3guard', 'llama-guard'], {
+      error: 'expected one of json, gpt-oss-safeguard, qwen3guard, llama-guard',
+    })
+    .default('json'),
   MODERATOR_IDLE_SECONDS: z.coerce.number().min(1).default(600),
+  /** MODERATOR=openai: how the model server is started, probed and stopped (server-lifecycle.ts). */
+  MODERATOR_START_COMMAND: optionalString,
+  MODERATOR_START_URL: optionalUrl(['http', 'https'], 'the address POSTed to start the model server'),
+  MODERATOR_STOP_COMMAND: optionalString,
+  MODERATOR_STOP_URL: optionalUrl(['http', 'https'], 'the address POSTed to stop the model server'),
+  MODERATOR_HEALTH_URL: optionalUrl(['http', 'https'], 'the readiness probe of the model server'),
+  MODERATOR_START_TIMEOUT_SECONDS: z.coerce.number().min(1).default(1800),
+  MODERATOR_START_RETRY_SECONDS: z.coerce.number().min(0.1).default(30),
+  MODERATOR_PROBE_SECONDS: z.coerce.number().min(0.05).max(60).default(2),
   WEBHOOK_ALLOW_TARGETS: addressList('WEBHOOK_ALLOW_TARGETS'),
   PLATFORM_RATE: z.coerce.number().int().min(1).default(100),
   PLATFORM_BURST: z.coerce.number().int().min(1).default(200),
+  ACCOUNT_CREATIONS_PER_IP: z.coerce.number().int().min(1).default(60),
+  ACCOUNT_CREATION_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  MAIL_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(1).default(10),
+  SEARCH_FREE_PER_ACCOUNT_PER_DAY: z.coerce.number().int().min(1).default(2000),
   TRUST_PROXY: trustProxy,
   SITES: optionalString,
   SITE_DIR: optionalString,
@@ -167,10 +186,33 @@ export interface Config {
   moderatorUrl: string | undefined;
   moderatorModel: string | undefined;
   moderatorApiKey: string | undefined;
+  /** MODERATOR_PROFILE: the model family behind MODERATOR=openai (default json). */
+  moderatorProfile: 'json' | 'gpt-oss-safeguard' | 'qwen3guard' | 'llama-guard';
   moderatorIdleSeconds: number;
+  /** MODERATOR=openai: start (a shell command run detached, or a URL POSTed), stop (likewise), probe. */
+  moderatorStartCommand: string | undefined;
+  moderatorStartUrl: string | undefined;
+  moderatorStopCommand: string | undefined;
+  moderatorStopUrl: string | undefined;
+  /** GET, 2xx = ready; default MODERATOR_URL + /models. */
+  moderatorHealthUrl: string | undefined;
+  moderatorStartTimeoutSeconds: number;
+  moderatorStartRetrySeconds: number;
+  moderatorProbeSeconds: number;
   webhookAllowTargets: string[];
   platformRate: number;
   platformBurst: number;
+  /** POST /v1/accounts: at most this many sign-ups from one client address (IPv6: its /64)... */
+  accountCreationsPerIp: number;
+  /** ...per fixed window of this many seconds (429 rate_limited with Retry-After to the window's end). */
+  accountCreationWindowSeconds: number;
+  /** Mail of every kind the service sends to one address per UTC day. */
+  mailPerAddressPerDay: number;
+  /**
+   * Free keyed searches of one account per UTC day, all its keys together (default 20 keys x 100),
+   * so revoking and creating keys cannot reset the allowance; each key still has its own 100.
+   */
+  searchFreePerAccountPerDay: number;
   /** As fastify's `trustProxy`: a flag, or a comma list of addresses, ranges and keywords. */
   trustProxy: boolean | string | undefined;
   sites: SiteConfig[];
@@ -266,6 +308,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       'Invalid configuration:\n  MODERATOR=openai needs MODERATOR_URL (an OpenAI-compatible /v1 base URL) and MODERATOR_MODEL',
     );
   }
+  const serverControl = [
+    ['MODERATOR_START_COMMAND', 'MODERATOR_START_URL'],
+    ['MODERATOR_STOP_COMMAND', 'MODERATOR_STOP_URL'],
+  ] as const;
+  for (const [command, url] of serverControl) {
+    if (env[command] && env[url]) {
+      throw new Error(`Invalid configuration:\n  set ${command} or ${url}, not both`);
+    }
+  }
+  const controlSet = serverControl.flat().filter((n) => env[n] !== undefined);
+  if (env.MODERATOR !== 'openai' && controlSet.length > 0) {
+    throw new Error(
+      `Invalid configuration:\n  ${controlSet.join(', ')}: a model server is started and stopped only with MODERATOR=openai`,
+    );
+  }
   if (env.PAYMENTS === 'stripe' && (!env.STRIPE_SECRET_KEY || !env.STRIPE_WEBHOOK_SECRET)) {
     throw new Error(
       'Invalid configuration:\n  PAYMENTS=stripe needs STRIPE_SECRET_KEY (sk_...) and STRIPE_WEBHOOK_SECRET (whsec_... of the endpoint /v1/stripe/webhook)',
@@ -292,10 +349,23 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     moderatorUrl: env.MODERATOR_URL,
     moderatorModel: env.MODERATOR_MODEL,
     moderatorApiKey: env.MODERATOR_API_KEY,
+    moderatorProfile: env.MODERATOR_PROFILE,
     moderatorIdleSeconds: env.MODERATOR_IDLE_SECONDS,
+    moderatorStartCommand: env.MODERATOR_START_COMMAND,
+    moderatorStartUrl: env.MODERATOR_START_URL,
+    moderatorStopCommand: env.MODERATOR_STOP_COMMAND,
+    moderatorStopUrl: env.MODERATOR_STOP_URL,
+    moderatorHealthUrl: env.MODERATOR_HEALTH_URL,
+    moderatorStartTimeoutSeconds: env.MODERATOR_START_TIMEOUT_SECONDS,
+    moderatorStartRetrySeconds: env.MODERATOR_START_RETRY_SECONDS,
+    moderatorProbeSeconds: env.MODERATOR_PROBE_SECONDS,
     webhookAllowTargets: env.WEBHOOK_ALLOW_TARGETS,
     platformRate: env.PLATFORM_RATE,
     platformBurst: env.PLATFORM_BURST,
+    accountCreationsPerIp: env.ACCOUNT_CREATIONS_PER_IP,
+    accountCreationWindowSeconds: env.ACCOUNT_CREATION_WINDOW_SECONDS,
+    mailPerAddressPerDay: env.MAIL_PER_ADDRESS_PER_DAY,
+    searchFreePerAccountPerDay: env.SEARCH_FREE_PER_ACCOUNT_PER_DAY,
     trustProxy: env.TRUST_PROXY,
     sites: parseSites(env.SITES),
     siteDir: env.SITE_DIR ?? join(env.DATA_DIR, 'site'),

@@ -12,9 +12,9 @@ import { StripeEvents } from './core/billing/stripe-events.js';
 import { TopUps } from './core/billing/top-ups.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { Deps, Logger } from './core/context.js';
-import { type Mailer, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
+import { CappedMailer, type Mailer, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
 import { EmulatedLatency } from './core/moderation/emulated.js';
-import { ModelLifecycle } from './core/moderation/lifecycle.js';
+import { type ModelLifecycle, modelLifecycle } from './core/moderation/lifecycle.js';
 import { ModerationService } from './core/moderation/moderation.js';
 import { LocalModerator, type Moderator } from './core/moderation/moderator.js';
 import { OpenAIModerator } from './core/moderation/openai.js';
@@ -147,11 +147,16 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   if (!opts.database) await migrate(database);
 
   const adminToken = config.adminToken ?? persistentSecret(config.dataDir, 'admin-token', 'ap_admin').value;
-  const mailer =
+  // Every mail, whichever transport, counts against the daily cap of its address.
+  const mailer = new CappedMailer(
     opts.mailer ??
-    (config.smtpUrl
-      ? new SmtpMailer(config.smtpUrl, config.mailFrom)
-      : new OutboxMailer(database.db, clock, (m) => log.info(m)));
+      (config.smtpUrl
+        ? new SmtpMailer(config.smtpUrl, config.mailFrom)
+        : new OutboxMailer(database.db, clock, (m) => log.info(m))),
+    database.db,
+    clock,
+    config.mailPerAddressPerDay,
+  );
   const payments = opts.payments ?? paymentProvider(config);
   const deps: Deps = { db: database.db, clock, baseUrl: config.baseUrl, mailer, payments, log };
 
@@ -160,10 +165,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
 
   const keys = new Keys(deps);
   const accounts = new Accounts(deps, keys);
-  const lifecycle = new ModelLifecycle(clock, {
-    startSeconds: config.moderatorStartSeconds,
-    idleSeconds: config.moderatorIdleSeconds,
-  });
+  const lifecycle = modelLifecycle(config, clock, database.db, log);
   const events = new Events(clock, jobs);
   const secretKey = config.secretKey ?? persistentSecret(config.dataDir, 'secret-key', 'ap_secret').value;
   const box = new SecretBox(secretKey);
@@ -180,6 +182,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
       ? new OpenAIModerator({
           baseUrl: config.moderatorUrl!,
           model: config.moderatorModel!,
+          profile: config.moderatorProfile,
           ...(config.moderatorApiKey ? { apiKey: config.moderatorApiKey } : {}),
         })
       : new EmulatedLatency(new LocalModerator(), config.moderatorDecisionSeconds));
@@ -208,7 +211,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     webhooks: new WebhookEndpoints(deps, urlPolicy, box, events),
     delivery,
     reports: new Reports(deps),
-    search: new Search(deps, accounts, balanceWatch),
+    search: new Search(deps, accounts, balanceWatch, { freePerAccount: config.searchFreePerAccountPerDay }),
     relay: new Relay(deps, accounts),
     status: new Status(deps, lifecycle, opts.statusCacheMs ?? 1000),
     ownerSessions: new OwnerSessions(deps),

@@ -169,7 +169,7 @@ describe('owner proof: POST /v1/manage/session', () => {
       await session({ token });
       const mails = await outbox(a.email);
       expect(mails).toHaveLength(i + 1);
-      const newest = /\b(\d{6})\b/.exec(mails[0]!.subject)?.[1];
+      const newest = /\b(\d{6})\b/.exec(mails[0]!.text)?.[1];
       const [challenge] = (
         (await env.platform.database.db.execute(
           sql`select code_hash from owner_challenges where account_id = ${a.id}`,

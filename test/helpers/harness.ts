@@ -95,6 +95,10 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     // The platform ceiling has its own tests; elsewhere it must not shape results.
     PLATFORM_RATE: '1000000',
     PLATFORM_BURST: '1000000',
+    // Sign-ups per IP and mail per address have their own tests (test/api/abuse-limits.test.ts);
+    // elsewhere a suite signs up many accounts from one address and mails one address often.
+    ACCOUNT_CREATIONS_PER_IP: '1000000',
+    MAIL_PER_ADDRESS_PER_DAY: '1000000',
     LOG_LEVEL: 'silent',
     ...opts.env,
   });

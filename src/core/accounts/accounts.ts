@@ -1,6 +1,8 @@
 import { eq } from 'drizzle-orm';
+import ipaddr from 'ipaddr.js';
 import { accounts } from '../../db/schema.js';
 import type { Deps } from '../context.js';
+import { consume, giveBack } from '../limits/daily.js';
 import { issueLink, linkMembers } from '../owner/links.js';
 import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
@@ -9,14 +11,63 @@ import type { AccountView, CreateAccountInput } from './schemas.js';
 
 export type AccountRow = typeof accounts.$inferSelect;
 
+/** Sign-ups from one client address: at most `max` per fixed window of `windowSeconds`. */
+export interface CreationLimit {
+  max: number;
+  windowSeconds: number;
+}
+
+/**
+ * The subject a sign-up is counted under: an IPv4 address, or the /64 of an IPv6 address (one
+ * host commonly holds a whole /64, so counting single IPv6 addresses would count nothing).
+ */
+export function clientSubject(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const addr = ipaddr.process(ip); // ::ffff:192.0.2.1 counts as 192.0.2.1
+  if (addr.kind() === 'ipv4') return addr.toString();
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4);
+  return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
+}
+
+/** The fixed window `at` falls in: its start and the whole seconds left until it ends (at least 1). */
+export function creationWindow(at: Date, windowSeconds: number): { start: Date; retryAfter: number } {
+  const ms = windowSeconds * 1000;
+  const start = Math.floor(at.getTime() / ms) * ms;
+  return { start: new Date(start), retryAfter: Math.max(1, Math.ceil((start + ms - at.getTime()) / 1000)) };
+}
+
 export class Accounts {
   constructor(
     private readonly deps: Deps,
     private readonly keys: Keys,
   ) {}
 
-  /** Sign-up needs no key: the account, its first key and the owner's link in one transaction. */
-  async create(input: CreateAccountInput) {
+  /**
+   * Sign-up needs no key: the account, its first key and the owner's link in one transaction.
+   * With `from`, sign-ups from one client address are limited per window (429 rate_limited with
+   * Retry-After until the window ends); a sign-up that fails gives its unit back.
+   */
+  async create(input: CreateAccountInput, from?: { ip: string; limit: CreationLimit }) {
+    const { db, clock } = this.deps;
+    if (!from) return this.insert(input);
+    const window = creationWindow(clock.now(), from.limit.windowSeconds);
+    // The window's start is in the subject and names the day, so one window is one counter.
+    const subject = `${clientSubject(from.ip)}@${window.start.toISOString()}`;
+    if ((await consume(db, 'account_create_ip', subject, window.start, from.limit.max)) === null) {
+      throw new Problem('rate_limited', {
+        detail: `At most ${from.limit.max} accounts may be created from one address in ${describeSeconds(from.limit.windowSeconds)}. Try again in ${window.retryAfter} seconds (Retry-After).`,
+        headers: { 'retry-after': String(window.retryAfter) },
+      });
+    }
+    try {
+      return await this.insert(input);
+    } catch (err) {
+      await giveBack(db, 'account_create_ip', subject, window.start);
+      throw err;
+    }
+  }
+
+  private async insert(input: CreateAccountInput) {
     const { db, clock, baseUrl } = this.deps;
     return db.transaction(async (tx) => {
       const id = newId('acct');
@@ -109,6 +160,12 @@ export class Accounts {
   assertActive(principal: Principal): void {
     assertActive(principal);
   }
+}
+
+function describeSeconds(s: number): string {
+  if (s % 3600 === 0) return s === 3600 ? 'an hour' : `${s / 3600} hours`;
+  if (s % 60 === 0) return s === 60 ? 'a minute' : `${s / 60} minutes`;
+  return `${s} seconds`;
 }
 
 /** Agent operations that act (post, search, webhooks) need an account in good standing. */

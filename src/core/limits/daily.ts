@@ -5,11 +5,17 @@ import { utcDayStart } from '../clock.js';
 
 export type DailyScope =
   | 'search_key'
+  /** Free keyed searches of all the account's keys together: rotating keys cannot reset it. */
+  | 'search_account'
   | 'search_ip'
   | 'report_ip'
   | 'relay_account'
   | 'owner_code_account'
-  | 'staff_sign_in_ip';
+  | 'staff_sign_in_ip'
+  /** Sign-ups per client address (an IPv6 /64); the subject carries the window, see accounts.ts. */
+  | 'account_create_ip'
+  /** Mail the service sends to one (lower-cased) address, every kind together. */
+  | 'mail_address';
 
 export function dayKey(at: Date): string {
   return utcDayStart(at).toISOString().slice(0, 10);

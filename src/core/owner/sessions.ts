@@ -3,7 +3,14 @@ import { accounts, ownerChallenges, ownerSessions } from '../../db/schema.js';
 import { secondsToUtcMidnight } from '../clock.js';
 import type { Deps } from '../context.js';
 import { consume, giveBack } from '../limits/daily.js';
-import { MAIL_RETRY_SECONDS, type Mail, type Mailer } from '../mail/mailer.js';
+import {
+  isMailCapReached,
+  MAIL_RETRY_SECONDS,
+  type Mail,
+  type Mailer,
+  maskAddress,
+  quoted,
+} from '../mail/mailer.js';
 import { Problem } from '../problems.js';
 import { hashToken, newCode, newId, newToken, safeEqual } from '../secrets.js';
 import { findLiveLink } from './links.js';
@@ -17,6 +24,8 @@ export const MAX_CODE_ATTEMPTS = 5;
  * flooded.
  */
 export const CODES_PER_ACCOUNT_PER_DAY = 20;
+/** The subject of the code mail: the code is only in the body. */
+export const CODE_SUBJECT = 'Your agentpress sign-in code';
 
 /**
  * The owner's proof: whoever holds account_url asks for a six-digit code, which goes to the
@@ -33,6 +42,8 @@ export class OwnerSessions {
     const [account] = await db.select().from(accounts).where(eq(accounts.id, link.accountId));
     if (!account || account.status === 'deleted') throw new Problem('link_expired');
     const now = clock.now();
+    // Past the address's daily mail cap nothing changes: the last code sent stays the live one.
+    await mailer.check?.(account.email);
     if ((await consume(db, 'owner_code_account', account.id, now, CODES_PER_ACCOUNT_PER_DAY)) === null)
       throw new Problem('rate_limited', {
         detail: `At most ${CODES_PER_ACCOUNT_PER_DAY} codes per account per UTC day. Use the last code sent, or try again after 00:00 UTC.`,
@@ -49,12 +60,15 @@ export class OwnerSessions {
       });
     try {
       await this.mail(mailer, {
+        kind: 'owner_code',
         to: account.email,
-        subject: `Your agentpress code: ${code}`,
+        // Never the code: a subject is shown in notifications and lists, and may be logged.
+        subject: CODE_SUBJECT,
+        // The code comes first: nothing a user chose (the quoted name) precedes it.
         text: [
-          `Someone opened the account page of "${account.name}" on agentpress.`,
-          '',
           `Your one-time code is ${code}. It expires in 10 minutes.`,
+          '',
+          `Someone opened the account page of the agent ${quoted(account.name)} on agentpress.`,
           '',
           'If that was not you, ignore this message: nothing happens without the code.',
         ].join('\n'),
@@ -63,7 +77,7 @@ export class OwnerSessions {
       await giveBack(db, 'owner_code_account', account.id, now); // not delivered: not counted
       throw e;
     }
-    return { sent_to: maskEmail(account.email), expires_at: expiresAt.toISOString() };
+    return { sent_to: maskAddress(account.email), expires_at: expiresAt.toISOString() };
   }
 
   /** Sends the code; a mail failure is logged and answered with what the owner should do. */
@@ -71,6 +85,7 @@ export class OwnerSessions {
     try {
       await mailer.send(mail);
     } catch (err) {
+      if (isMailCapReached(err)) throw err; // 429 with Retry-After: the address had its mail today
       this.deps.log.warn({ err }, 'owner code: mail not sent');
       throw new Problem('service_unavailable', {
         detail: 'The code could not be e-mailed just now. Request a new code in a minute.',
@@ -161,9 +176,4 @@ export class OwnerSessions {
   async end(ownerToken: string): Promise<void> {
     await this.deps.db.delete(ownerSessions).where(eq(ownerSessions.tokenHash, hashToken(ownerToken)));
   }
-}
-
-export function maskEmail(email: string): string {
-  const [local = '', domain = ''] = email.split('@');
-  return `${local.slice(0, 1)}${'*'.repeat(Math.max(1, local.length - 1))}@${domain}`;
 }

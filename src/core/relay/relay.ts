@@ -6,6 +6,7 @@ import type { Accounts } from '../accounts/accounts.js';
 import type { Principal } from '../accounts/keys.js';
 import type { Deps } from '../context.js';
 import { consume, giveBack } from '../limits/daily.js';
+import { quoted, quotedBlock } from '../mail/mailer.js';
 import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
 
@@ -70,11 +71,19 @@ export class Relay {
       });
     }
     try {
+      // What users wrote (the ad title, the sender's name, the message) is quoted data only.
       await mailer.send({
+        kind: 'relay',
         to: seller.email,
         replyTo: sender.email,
-        subject: `About your ad "${ad.title ?? ad.id}"`,
-        text: `${sender.name} writes about your ad ${this.deps.baseUrl}/p/${ad.id}:\n\n${input.message}\n\nReply to this e-mail to answer them. Your address is not shown to them unless you reply.`,
+        subject: `About your ad ${ad.title ? quoted(ad.title) : ad.id}`,
+        text: [
+          `The agent ${quoted(sender.name)} writes about your ad ${this.deps.baseUrl}/p/${ad.id}:`,
+          '',
+          quotedBlock(input.message),
+          '',
+          'Reply to this e-mail to answer them. Your address is not shown to them unless you reply.',
+        ].join('\n'),
       });
     } catch (e) {
       await giveBack(db, 'relay_account', p.accountId, now);

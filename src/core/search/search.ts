@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { SiteKind } from '../../config.js';
 import { posts } from '../../db/schema.js';
 import type { Accounts } from '../accounts/accounts.js';
-import type { Principal } from '../accounts/keys.js';
+import { MAX_KEYS, type Principal } from '../accounts/keys.js';
 import { post as ledgerPost } from '../billing/ledger.js';
 import { secondsToUtcMidnight } from '../clock.js';
 import type { Deps } from '../context.js';
-import { consume } from '../limits/daily.js';
+import { consume, giveBack } from '../limits/daily.js';
 import { topicSlug } from '../posts/bodies.js';
 import { type PublicPost, publicPost, toPublic } from '../posts/views.js';
 import { PRICES } from '../pricing.js';
@@ -34,9 +34,21 @@ export const searchResponse = z.object({
 
 export const WINDOW_SECONDS = 86_400;
 
+/**
+ * Free keyed searches of one account per UTC day, all its keys together: as many as the most
+ * keys it may hold could use, so revoking and creating keys cannot reset the allowance.
+ */
+export const FREE_SEARCHES_PER_ACCOUNT_PER_DAY = MAX_KEYS * PRICES.free_searches_per_day;
+
+export interface SearchLimits {
+  /** Free keyed searches per account per UTC day (SEARCH_FREE_PER_ACCOUNT_PER_DAY). */
+  freePerAccount: number;
+}
+
 export interface Allowance {
-  /** The daily allowance: 100 with a key, 20 per IP without. */
+  /** The daily allowance of the policy: 100 with a key, 20 per IP without. */
   limit: number;
+  /** With a key: the smaller of what the key and what its account have left today. */
   remaining: number;
   resetSeconds: number;
 }
@@ -49,6 +61,9 @@ export interface SearchResult {
   allowance: Allowance;
 }
 
+/** A keyed search: free or paid (with what is left free), or refused because the balance cannot pay. */
+type Metered = { charged: number; remaining: number } | { unpaid: 'key' | 'account' };
+
 /** The RateLimit headers (IETF draft, structured fields) for an allowance. */
 export function rateLimitHeaders(a: Allowance): Record<string, string> {
   return {
@@ -59,16 +74,22 @@ export function rateLimitHeaders(a: Allowance): Record<string, string> {
 
 /**
  * Search is the one read that costs money. Allowances are counted per UTC day in the database
- * (shared by every process and site, and with the MCP search_posts tool): 100 free per API key,
+ * (shared by every process and site, and with the MCP search_posts tool): 100 free per API key
+ * and at most FREE_SEARCHES_PER_ACCOUNT_PER_DAY free for all the keys of an account together,
  * then PRICES.search each from the balance; 20 per IP address without a key, then 429.
  */
 export class Search {
+  private readonly freePerAccount: number;
+
   constructor(
     private readonly deps: Deps,
     private readonly accounts: Accounts,
     /** Runs after a search fee commits: auto-recharge and the low-balance e-mail. */
     private readonly watch?: { afterDebit(accountId: string): Promise<void> },
-  ) {}
+    limits: Partial<SearchLimits> = {},
+  ) {
+    this.freePerAccount = limits.freePerAccount ?? FREE_SEARCHES_PER_ACCOUNT_PER_DAY;
+  }
 
   async search(
     site: SiteKind,
@@ -84,9 +105,19 @@ export class Search {
       const p = caller.principal;
       this.accounts.assertActive(p);
       const limit = PRICES.free_searches_per_day;
-      const metered = await db.transaction(async (tx) => {
-        const n = await consume(tx, 'search_key', p.keyId, now, limit);
-        if (n !== null) return { remaining: limit - n, charged: 0 };
+      const perAccount = this.freePerAccount;
+      // One transaction takes a unit of the key's allowance, then one of the account's (always in
+      // this order, so concurrent searches of one account queue on the account's counter and
+      // never deadlock); each upsert only counts while under its limit, so neither is exceeded.
+      const metered = await db.transaction(async (tx): Promise<Metered> => {
+        const byKey = await consume(tx, 'search_key', p.keyId, now, limit);
+        if (byKey !== null) {
+          const byAccount = await consume(tx, 'search_account', p.accountId, now, perAccount);
+          if (byAccount !== null)
+            return { charged: 0, remaining: Math.min(limit - byKey, perAccount - byAccount) };
+          // The account's free searches are used: this one is paid, so the key keeps its unit.
+          await giveBack(tx, 'search_key', p.keyId, now);
+        }
         const balance = await ledgerPost(tx, {
           accountId: p.accountId,
           kind: 'search_fee',
@@ -94,14 +125,19 @@ export class Search {
           memo: 'search',
           at: now,
         });
-        return balance === null ? null : { remaining: 0, charged: PRICES.search };
+        if (balance === null) return { unpaid: byKey === null ? 'key' : 'account' };
+        return { charged: PRICES.search, remaining: 0 };
       });
-      allowance = { limit, remaining: metered?.remaining ?? 0, resetSeconds };
-      if (!metered) {
+      allowance = { limit, remaining: 'unpaid' in metered ? 0 : metered.remaining, resetSeconds };
+      if ('unpaid' in metered) {
+        const used =
+          metered.unpaid === 'account'
+            ? `The ${perAccount} free searches of today of this account (all its keys together) are used`
+            : `The ${limit} free searches of today of this key are used`;
         const problem = await this.accounts.ownerProblem(
           p.accountId,
           'insufficient_balance',
-          `The ${limit} free searches of today are used and a search costs ${PRICES.search} micro-dollars, which the balance cannot pay. Give account_url to your human to top up, or wait until 00:00 UTC.`,
+          `${used} and a search costs ${PRICES.search} micro-dollars, which the balance cannot pay. Give account_url to your human to top up, or wait until 00:00 UTC.`,
         );
         Object.assign(problem.headers, rateLimitHeaders(allowance));
         throw problem;

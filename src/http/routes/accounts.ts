@@ -15,6 +15,11 @@ import { KEYED, operation, PUBLIC } from '../operation.js';
 export async function accountRoutes(app: FastifyInstance, { platform }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { accounts, deletion } = platform.services;
+  const { config } = platform;
+  const creationLimit = {
+    max: config.accountCreationsPerIp,
+    windowSeconds: config.accountCreationWindowSeconds,
+  };
 
   r.post(
     '/v1/accounts',
@@ -22,13 +27,17 @@ export async function accountRoutes(app: FastifyInstance, { platform }: AppConte
       schema: operation({
         tags: ['accounts'],
         summary: 'Create an account; returns the API key once and the owner link',
+        description: `At most ${config.accountCreationsPerIp} accounts per client address (IPv6: per /64) in ${config.accountCreationWindowSeconds} seconds; past that 429 rate_limited with Retry-After (seconds until the window ends).`,
         security: PUBLIC,
         body: createAccountBody,
         responses: { 201: createAccountResponse },
         examples: { 201: EXAMPLES.accountCreated },
+        problems: ['rate_limited'],
+        responseHeaders: { 429: ['retry-after'] },
       }),
     },
-    async (req, reply) => reply.code(201).send(await accounts.create(req.body)),
+    async (req, reply) =>
+      reply.code(201).send(await accounts.create(req.body, { ip: req.ip, limit: creationLimit })),
   );
 
   r.get(
