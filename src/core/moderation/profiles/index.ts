@@ -1,0 +1,25 @@
+import type { Config } from '../../../config.js';
+import { gptOssSafeguardProfile } from './gpt-oss-safeguard.js';
+import { jsonProfile } from './json.js';
+import { llamaGuardProfile } from './llama-guard.js';
+import { qwen3guardProfile } from './qwen3guard.js';
+import type { ModeratorProfile, ModeratorProfileName, ProfileOptions } from './types.js';
+
+export type * from './types.js';
+
+/** One factory per MODERATOR_PROFILE value (the Record keeps them in step with config.ts). */
+const PROFILES: Record<Config['moderatorProfile'], (opts: ProfileOptions) => ModeratorProfile> = {
+  json: jsonProfile,
+  'gpt-oss-safeguard': gptOssSafeguardProfile,
+  qwen3guard: qwen3guardProfile,
+  'llama-guard': llamaGuardProfile,
+};
+
+export const MODERATOR_PROFILES = Object.keys(PROFILES) as ModeratorProfileName[];
+
+export function createProfile(name: ModeratorProfileName, opts: ProfileOptions): ModeratorProfile {
+  const make = PROFILES[name];
+  if (!make)
+    throw new Error(`Unknown moderator profile "${name}": expected one of ${MODERATOR_PROFILES.join(', ')}`);
+  return make(opts);
+}
