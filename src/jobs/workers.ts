@@ -53,10 +53,15 @@ export class Workers {
       this.sweep().catch((err) => this.log.error({ err }, 'sweep failed'));
     }, this.#sweepIntervalMs);
     this.#sweepTimer.unref();
+    // A real model server (MODERATOR=openai) is started, probed and stopped by one worker at a time.
+    this.services.lifecycle.startControl();
   }
 
   stop(): void {
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    this.services.lifecycle
+      .stopControl()
+      .catch((err) => this.log.error({ err }, 'stopping the model server controller failed'));
   }
 
   /** Housekeeping that needs no trigger: due webhook retries, model scale-to-zero, expired idempotency keys. */

@@ -1,7 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
+import type { Config } from '../../config.js';
 import type { Executor } from '../../db/client.js';
 import { serviceState } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
+import type { Logger } from '../context.js';
+import { ProcessModelServer } from './model-server.js';
+import { ServerLifecycle } from './server-lifecycle.js';
 
 export type ModelState = 'idle' | 'starting' | 'running';
 
@@ -34,12 +38,29 @@ const ROW = 'moderation_model';
  * The moderation model scales to zero: idle until a post arrives, then starting (cold start),
  * then running until it has been idle for `idleSeconds`. The state lives in the database so
  * every process reports the same thing.
+ *
+ * Two ways to know the state. Emulated (MODERATOR=local, the embedded default): the times are
+ * counted (a start takes `startSeconds`). Observed (MODERATOR=openai, `server` given): a real
+ * server is started, probed and stopped, and the state is what the probe saw
+ * (server-lifecycle.ts); every method below then defers to it.
  */
 export class ModelLifecycle {
   constructor(
     private readonly clock: Clock,
     private readonly opts: LifecycleOptions,
+    /** The real model server's lifecycle; absent: emulated. */
+    readonly server?: ServerLifecycle,
   ) {}
+
+  /** Runs the controller that starts, probes and stops a real server (the `work` role). */
+  startControl(): void {
+    this.server?.startLoop();
+  }
+
+  /** Stops the controller of this process; the server itself is left to the next controller. */
+  async stopControl(): Promise<void> {
+    await this.server?.stopLoop();
+  }
 
   private seed(): Stored {
     return {
@@ -81,11 +102,13 @@ export class ModelLifecycle {
   }
 
   async state(exec: Executor): Promise<ModelState> {
+    if (this.server) return this.server.state(exec);
     return this.current(await this.read(exec));
   }
 
   /** Called in the transaction that queues a post: wakes the model and says when to expect a decision. */
   async wake(tx: Executor, queuedAhead: number): Promise<Estimate> {
+    if (this.server) return this.server.wake(tx, queuedAhead);
     const s = await this.read(tx);
     const now = this.clock.now();
     let state = this.current(s);
@@ -108,6 +131,7 @@ export class ModelLifecycle {
 
   /** When a post with `queuedAhead` posts before it can expect its decision (read only). */
   async estimate(exec: Executor, queuedAhead: number): Promise<Estimate> {
+    if (this.server) return this.server.estimate(exec, queuedAhead);
     const s = await this.read(exec);
     const state = this.current(s);
     return this.estimateFrom(s, state === 'idle' ? 'starting' : state, queuedAhead);
@@ -131,6 +155,7 @@ export class ModelLifecycle {
 
   /** Seconds until the model can take work (0 when running); wakes an idle model. */
   async readyIn(exec: Executor): Promise<number> {
+    if (this.server) return this.server.readyIn(exec);
     const s = await this.read(exec);
     const state = this.current(s);
     if (state === 'running') return 0;
@@ -140,6 +165,7 @@ export class ModelLifecycle {
 
   /** After a decision: the model is running, and its measured pace updates the estimates. */
   async recordDecision(exec: Executor, seconds: number): Promise<void> {
+    if (this.server) return this.server.recordDecision(exec, seconds);
     const s = await this.read(exec);
     s.state = 'running';
     s.last_used_at = this.clock.now().toISOString();
@@ -147,8 +173,12 @@ export class ModelLifecycle {
     await this.write(exec, s);
   }
 
-  /** The sweep scales an unused model to zero. */
+  /** The sweep scales an unused model to zero (a real server: one step of its controller). */
   async sweep(exec: Executor): Promise<ModelState> {
+    if (this.server) {
+      await this.server.tick();
+      return this.server.state(exec);
+    }
     const s = await this.read(exec);
     const state = this.current(s);
     if (state !== s.state) {
@@ -162,4 +192,48 @@ export class ModelLifecycle {
 
 function secondsFromEstimate(e: Estimate, perPost: number): number {
   return e.state === 'running' ? 0 : Math.max(0, e.retry_after_seconds - perPost);
+}
+
+type LifecycleConfig = Pick<
+  Config,
+  | 'moderator'
+  | 'moderatorUrl'
+  | 'moderatorApiKey'
+  | 'moderatorStartSeconds'
+  | 'moderatorIdleSeconds'
+  | 'moderatorStartCommand'
+  | 'moderatorStartUrl'
+  | 'moderatorStopCommand'
+  | 'moderatorStopUrl'
+  | 'moderatorHealthUrl'
+  | 'moderatorStartTimeoutSeconds'
+  | 'moderatorStartRetrySeconds'
+  | 'moderatorProbeSeconds'
+>;
+
+/** Emulated with MODERATOR=local; with MODERATOR=openai, a real server started, probed and stopped. */
+export function modelLifecycle(
+  config: LifecycleConfig,
+  clock: Clock,
+  db: Executor,
+  log: Logger,
+): ModelLifecycle {
+  const opts = { startSeconds: config.moderatorStartSeconds, idleSeconds: config.moderatorIdleSeconds };
+  if (config.moderator !== 'openai' || !config.moderatorUrl) return new ModelLifecycle(clock, opts);
+  const control = new ProcessModelServer({
+    healthUrl: config.moderatorHealthUrl ?? `${config.moderatorUrl.replace(/\/+$/, '')}/models`,
+    ...(config.moderatorApiKey ? { apiKey: config.moderatorApiKey } : {}),
+    ...(config.moderatorStartCommand ? { startCommand: config.moderatorStartCommand } : {}),
+    ...(config.moderatorStartUrl ? { startUrl: config.moderatorStartUrl } : {}),
+    ...(config.moderatorStopCommand ? { stopCommand: config.moderatorStopCommand } : {}),
+    ...(config.moderatorStopUrl ? { stopUrl: config.moderatorStopUrl } : {}),
+  });
+  const server = new ServerLifecycle(db, clock, control, {
+    ...opts,
+    startTimeoutSeconds: config.moderatorStartTimeoutSeconds,
+    retrySeconds: config.moderatorStartRetrySeconds,
+    probeSeconds: config.moderatorProbeSeconds,
+    log,
+  });
+  return new ModelLifecycle(clock, opts, server);
 }

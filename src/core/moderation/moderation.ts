@@ -28,7 +28,6 @@ export class ModerationService {
   /** Safety net run by the sweep: every queued post reaches a verdict, even if its job was lost. */
   async runDue(limit = 50): Promise<number> {
     const { db } = this.deps;
-    if ((await this.lifecycle.readyIn(db)) > 0) return 0;
     // Only posts whose job had a fair chance (a minute), so the sweep does not race the workers.
     const before = new Date(this.deps.clock.now().getTime() - 60_000);
     const queued = await db
@@ -37,6 +36,8 @@ export class ModerationService {
       .where(and(eq(posts.status, 'queued'), lt(posts.createdAt, before)))
       .orderBy(asc(posts.createdAt))
       .limit(limit);
+    // Asked only when something waits: asking wakes an idle model (a real server would start).
+    if (queued.length === 0 || (await this.lifecycle.readyIn(db)) > 0) return 0;
     let n = 0;
     for (const { id } of queued) if ((await this.handle(id)) === 'done') n++;
     return n;
