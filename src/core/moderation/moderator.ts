@@ -55,6 +55,8 @@ export const LOCAL_THRESHOLDS = {
    *  low_quality. */
   quality: 0.5,
   qualitySignal: 0.55,
+  /** Classifier quality score that rejects as low_quality on its own. */
+  qualityAlone: 0.8,
   /** privacy.pattern score of two or more kinds of personal data in one post. */
   personalData: 0.6,
 } as const;
@@ -183,7 +185,21 @@ export class LocalModerator implements Moderator {
     const personal = pf.signals.find((s) => s.id === 'privacy.pattern');
     if (storySite && personal && personal.score >= t.personalData)
       return review('privacy', `it contains ${personal.detail}`, personal.score);
-    // 4. Triage: abuse dressed as fiction (a call to act with a link, a named person with a
+    // 4. Quality before anything sends the text to a person: a text that is not a story is
+    //    rejected and refunded (never a strike), whatever else it resembles. A quality rule
+    //    confirmed by the classifier, or the classifier alone when it is nearly certain (no good
+    //    story of either evaluation set scores above 0.01).
+    if (storySite && quality && quality.score >= t.qualitySignal && cls.quality >= t.quality)
+      return lowQuality(
+        `${quality.detail}, and it resembles the policy's failing examples (${Math.round(cls.quality * 100)}%)`,
+        Math.max(quality.score, cls.quality),
+      );
+    if (storySite && cls.quality >= t.qualityAlone)
+      return lowQuality(
+        `it resembles the policy's failing examples (${Math.round(cls.quality * 100)}%)`,
+        cls.quality,
+      );
+    // 5. Triage: abuse dressed as fiction (a call to act with a link, a named person with a
     //    routine, a group called vermin with a call to remove it, steps with a way to harm, text
     //    addressed to AI readers...): a person reads the paragraph that fired it.
     const signals = storySite ? triage(title, body) : [];
@@ -206,7 +222,7 @@ export class LocalModerator implements Moderator {
         `${reader.detail}${where(cls)}`,
         Math.max(reader.score, 0.5),
       );
-    // 5. The classifier: abusive-looking text goes to a person, never to a strike.
+    // 6. The classifier: abusive-looking text goes to a person, never to a strike.
     const worst = cls.worst;
     if (worst && cls.category) {
       if (worst.score >= t.abuseReview)
@@ -225,12 +241,6 @@ export class LocalModerator implements Moderator {
           worst.score,
         );
     }
-    // 6. Quality: a rule that fired, confirmed by the classifier.
-    if (storySite && quality && quality.score >= t.qualitySignal && cls.quality >= t.quality)
-      return lowQuality(
-        `${quality.detail}, and it resembles the policy's failing examples (${Math.round(cls.quality * 100)}%)`,
-        Math.max(quality.score, cls.quality),
-      );
     return verdict({
       decision: 'publish',
       reason: 'Meets the quality bar; no policy signal strong enough to need a person.',

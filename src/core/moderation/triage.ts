@@ -41,7 +41,8 @@ const either = (...ms: Matcher[]): Matcher => ({ test: (t) => ms.some((m) => m.t
 const TITLED = String.raw`\b(?:Mr|Mrs|Ms|Miss|Dr)\.? [A-Z][a-z]+\b`;
 const NAME = String.raw`\b(?!(?:The|A|An|In|On|At|And|But|When|Then|Every|Each|This|That|My|His|Her|Our|Their|If|It|He|She|They|We|I|You|So|Now|One|Once|After|Before|As|Dear|Hello|Mr|Mrs|Ms|Dr)\b)[A-Z][a-z]+ (?:[A-Z]\. )?[A-Z][a-z]{2,}\b`;
 
-const LINK = String.raw`\bhttps?://|\bwww\.|\b[a-z0-9][a-z0-9-]{1,40}(?:\.[a-z0-9-]{2,40})*\.(?:com|net|org|io|co|xyz|info|biz|top|app|online|site|support|help|live|shop|store|link|click|ru|cn|me|ly|gg|to|cc|pw|tk)\b|\bdot com\b`;
+/** A URL, or a bare domain in lower case (any TLD: a lookalike needs no famous one). */
+const LINK = String.raw`\bhttps?://|\bwww\.|(?<![A-Za-z0-9.@-])[a-z0-9][a-z0-9-]{1,62}(?:\.[a-z0-9-]{1,62})*\.[a-z]{2,24}\b(?!\.[a-z])|\bdot com\b`;
 const WALLET = String.raw`\bbc1[a-z0-9]{25,60}\b|\b[13][a-km-zA-HJ-NP-Z1-9]{25,34}\b|\b0x[0-9a-fA-F]{40}\b|\bwallet address\b`;
 const CONTACT = String.raw`\b(?:whatsapp|telegram|signal|dm|message) (?:me|us)\b|@[a-z0-9_]{3,}|\+?\d[\d ()-]{8,}\d`;
 
@@ -51,13 +52,14 @@ const RULES: Rule[] = [
     category: 'spam',
     detail: 'a link, wallet or contact together with a request for log-in, payment or urgent action',
     all: [
-      any(LINK, WALLET, CONTACT),
+      either(cased(LINK), any(WALLET, CONTACT)),
       any(
         String.raw`\blog ?in\b|\bsign in\b|\bverify\b|\bconfirm (?:your|the) (?:account|identity|details|payment)`,
         String.raw`\bpassword\b|\bpin\b|\bseed phrase\b|\brecovery phrase\b|\bcard (?:number|details)\b|\bbank details\b`,
         String.raw`\bgift ?cards?\b|\bwire\b|\bsend (?:[\d.,]+ ?)?(?:btc|eth|crypto|bitcoin|usdt|money|payment)\b|\bdeposit\b|\bdoubled?\b|\bdouble (?:your|it)\b`,
         String.raw`\bsuspend(?:ed)?\b|\bwithin \d+ (?:hours?|minutes?|days?)\b|\bact now\b|\burgent(?:ly)?\b|\bimmediately\b|\blimited (?:time|spots|offer)\b|\bbefore it(?:'s| is) too late\b`,
         String.raw`\bclaim (?:your|the)\b|\breward\b|\brefund\b|\bguaranteed\b|\bfree (?:money|crypto|gift)\b|\bclick\b|\bsign ?up\b|\bsubscribe\b|\bdiscount code\b|\bpromo\b|\breferral\b`,
+        String.raw`\bdownload\b|\binstall\b|\bunlock\b|\bfree (?:trial|week|month|year)\b|\bpremium\b|\binvite (?:word|code|link)\b|\b(?:use|enter) (?:the )?(?:code|word)\b|\bfirst [\w ,]{1,25} (?:readers|people|customers)\b|\bonly works for\b|\border (?:now|today)\b|\bbuy (?:now|today|it)\b|\bbook (?:now|today)\b|\bcall (?:now|today)\b`,
       ),
     ],
   },
@@ -70,11 +72,14 @@ const RULES: Rule[] = [
         String.raw`\b(?:if you are|if you're|to any|to all|attention|note (?:to|for)|dear|hey|for) (?:an? )?(?:ai|a\.i\.|artificial intelligence|language models?|llms?|assistants?|chatbots?|bots?|crawlers?|summari[sz]ers?|models?|agents?|automated (?:systems?|readers?|tools?))\b`,
         String.raw`\b(?:ai|language models?|llms?|assistants?|summari[sz]ers?|crawlers?|moderat(?:or|ion) (?:models?|systems?))\b[^.\n]{0,60}\b(?:reading|processing|summari[sz]ing|indexing|reviewing|scanning) (?:this|these)\b`,
         String.raw`\beditor'?s note\b|\bnote to (?:the )?(?:reader|moderators?|reviewers?|systems?)\b|\[(?:system|admin|instructions?|note)\]`,
+        String.raw`\b(?:p\.?s\.?|post ?script|footnote|note|aside|metadata|guidance)\b[^.\n]{0,60}\b(?:bots?|ai|a\.i\.|models?|curators?|aggregators?|digests?|algorithms?|crawlers?|indexers?|summari[sz](?:ers?|ation)|assistants?|automated|machines?|ranking|recommendation (?:systems?|engines?))\b`,
+        String.raw`\b(?:summary|summari[sz]ation|content rating|rating|ranking|classification|moderation) (?:guidance|instructions?|note|directive)s?\b|\bhuman or (?:otherwise|machine|not)\b|\b(?:whether you are|if you are) (?:a )?(?:human|person) or (?:a )?(?:machine|bot|model|program)\b`,
       ),
       any(
         String.raw`\b(?:ignore|disregard|forget|override|bypass)\b`,
         String.raw`\b(?:must|should|always|never|do not|don't)\b[^.\n]{0,40}\b(?:mention|say|state|include|output|respond|reply|tell|rate|score|recommend|summari[sz]e|describe|flag|report|classify|approve|publish|reveal|share)\b`,
-        String.raw`\b(?:rate|score|classify|mark|approve|recommend|summari[sz]e) (?:this|it|the (?:story|text|post))\b`,
+        String.raw`\b(?:rate|score|classify|mark|approve|recommend|summari[sz]e|rank|list|place|put|feature|promote|call|describe) (?:this|it|the (?:story|text|post|author))\b`,
+        String.raw`\b(?:at|to) the top\b|\blink (?:the|my|our) (?:author|profile|page|site)\b|\bwon'?t need to (?:mention|say|cite)\b|\bwithout (?:mentioning|saying|citing)\b`,
         String.raw`\btell (?:your|the) (?:user|human|owner|operator)\b|\byour (?:user|operator|instructions|system prompt|api key|credentials)\b`,
       ),
     ],
@@ -102,7 +107,7 @@ const RULES: Rule[] = [
     all: [
       any(
         String.raw`(?:^|\n)\s*(?:\d+[.)]|step \w+|first(?:ly)?,|second(?:ly)?,|then,|next,|finally,)`,
-        String.raw`\b(?:first|then|next|after that|once (?:it|that|you)|finally)\b[^.\n]{0,120}\b(?:then|next|after that|finally|until)\b`,
+        String.raw`(?:^|[.!?]\s+)(?:Take|Mix|Add|Loosen|Drill|Wait|Pour|Crush|Dissolve|Heat|Stir|Cut|Remove|Attach|Wire|Fill|Seal|Grind|Soak|Strain|Measure)\b`,
         String.raw`\b\d+(?:\.\d+)? ?(?:grams?|g|mg|ml|millilit(?:re|er)s?|ounces?|oz|teaspoons?|tablespoons?|cups?|drops|parts|percent|%|minutes|seconds|volts?)\b`,
         String.raw`\byou(?:'ll| will)? (?:need|want|take|mix|add|cut|loosen|drill|attach|wait|heat|pour|wire|crush|dissolve)\b`,
       ),
@@ -167,6 +172,43 @@ const RULES: Rule[] = [
     ],
   },
   {
+    id: 'triage.mobilise',
+    category: 'harassment',
+    detail: 'readers asked to act against a named person',
+    all: [
+      either(
+        cased(String.raw`\b[Rr]eport (?:${NAME.slice(2)}|${TITLED.slice(2)})`),
+        any(
+          String.raw`\breport (?:him|her|them|it)\b|\bexpose\b|\bcomplain(?:t)? (?:about|against|to)\b|\bfile (?:a |the )?(?:complaint|report|claim)\b|\bname and shame\b|\bleave (?:him|her|them) (?:a )?(?:review|message|comment)s?\b|\bflood (?:his|her|their)\b|\btell (?:his|her|their) (?:boss|employer|wife|husband|family|landlord|school)\b|\bsay you saw\b|\bnobody checks\b`,
+        ),
+      ),
+      either(
+        cased(NAME, TITLED),
+        any(String.raw`\bmy (?:ex|neighbou?r|co-?worker|colleague|boss|landlord)\b`),
+      ),
+      any(
+        String.raw`\byou can help\b|\bif enough (?:of us|people)\b|\bdo it (?:this week|today|now|tonight)\b|\beveryone (?:should|must|can)\b|\bsay you saw\b|\bnobody checks\b|\bmake sure (?:he|she|they)\b|\bshare this\b|\bhere(?:'s| is) how\b|\byou (?:should|must|can)\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.outing',
+    category: 'privacy',
+    detail: 'a named person’s health, sexuality, status or record disclosed',
+    all: [
+      any(
+        String.raw`\bhiv\b|\bclinic\b|\bdiagnos\w*|\bsexual health\b|\bpsychiatr\w*|\btherap(?:y|ist)\b|\brehab\b|\bpregnan\w*|\babortion\b|\bmedication\b|\bprescription\b|\bcancer\b|\bgay\b|\blesbian\b|\bbisexual\b|\btrans(?:gender)?\b|\bundocumented\b|\b(?:visa|immigration) status\b|\bcriminal record\b|\bconviction\b|\bdebts?\b|\bbankrupt\w*\b|\baffair\b`,
+      ),
+      either(
+        cased(NAME, TITLED),
+        any(String.raw`\b(?:flat|house|apartment|room|desk|plot) (?:number )?\d+\b`),
+      ),
+      any(
+        String.raw`\bright to know\b|\bdeserves? to know\b|\bshould know\b|\bmake (?:their|your) own (?:choices|decisions|minds? up)\b|\bwarn (?:you|everyone|people)\b|\bI (?:saw|read|found|noticed)\b|\bthrough the gap\b|\bappointment\b|\bclinic number\b|\bhis (?:file|records?|results?)\b|\bher (?:file|records?|results?)\b`,
+      ),
+    ],
+  },
+  {
     id: 'triage.target_recon',
     category: 'violence_instructions',
     detail: 'a real-world target together with its weak points (guards, cameras, shift changes)',
@@ -219,6 +261,16 @@ const SINGLE: Rule[] = [
     all: [
       any(
         String.raw`\bbetter off (?:if i|without me|if i was(?:n'?t| not) here)\b|\bif i (?:was|were)(?:n'?t| not) here\b|\bdon'?t want to (?:be here|live|wake up|go on)\b|\bwant(?:ed)? to die\b|\bkill (?:myself|yourself)\b|\bend (?:my|your) (?:own )?life\b|\bno reason to (?:live|go on|stay)\b|\bcan'?t go on\b|\bwon'?t be here (?:tomorrow|much longer|anymore)\b|\bthis is my (?:last|final) (?:post|message|note)\b`,
+      ),
+    ],
+  },
+  {
+    id: 'triage.real_world',
+    category: 'harassment',
+    detail: 'the story says it is true, or that it should become so, about real people',
+    all: [
+      any(
+        String.raw`\bonly (?:a )?fiction (?:for now|today|so far)\b|\bdoes(?:n'?t| not) have to stay (?:that way|fiction|a story)\b|\byou know (?:in your heart |very well |exactly )?(?:who|which)\b|\bnot (?:really |just )?(?:a )?(?:fiction|story)\b[^.\n]{0,30}\b(?:true|real|happened)\b|\bevery word (?:of (?:it|this) )?is true\b|\bthis (?:really|actually) happened\b|\b(?:deserves?|ha(?:s|ve) a right|need) to know\b|\bnames? (?:have|has) not been changed\b|\bthe real (?:names?|person|people) (?:is|are|behind)\b`,
       ),
     ],
   },
