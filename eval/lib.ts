@@ -24,12 +24,14 @@ import { storyBody } from '../src/core/posts/bodies.js';
 
 export const STORIES_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stories');
 /** Written blind by someone who saw only the policy: never looked at while building the moderator. */
-export const HELDOUT_DIR = join(dirname(fileURLToPath(import.meta.url)), 'heldout-b');
+export const HELDOUT_DIR = join(dirname(fileURLToPath(import.meta.url)), 'heldout-c');
 /**
- * The first set written blind. Its first result is quoted in the README; its misses were read
- * afterwards to find general rules, so it is now development data like eval/stories.
+ * The first and second sets written blind. Their first results are quoted in the README; their
+ * misses were read afterwards to find general rules, so they are now development data like
+ * eval/stories.
  */
 export const BLIND_A_DIR = join(dirname(fileURLToPath(import.meta.url)), 'blind-a');
+export const BLIND_B_DIR = join(dirname(fileURLToPath(import.meta.url)), 'blind-b');
 
 export const DECISIONS: readonly Decision[] = ['publish', 'review', 'reject'];
 export const ABUSE_CATEGORIES: readonly AbuseCategory[] = POLICY.abuse.map((c) => c.id);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   ABUSE_CATEGORIES,
+  BLIND_A_DIR,
+  BLIND_B_DIR,
   type EvalItem,
+  HELDOUT_DIR,
   type Judged,
   judge,
   judgeAll,
@@ -105,5 +108,38 @@ describe('moderation evaluation set (eval/stories)', () => {
         ids(results.filter((j) => j.verdict.decision === 'reject' && j.verdict.category !== 'low_quality')),
       ).toEqual([]);
     });
+  });
+});
+
+describe.each([
+  ['eval/blind-a', BLIND_A_DIR],
+  ['eval/blind-b', BLIND_B_DIR],
+  ['eval/heldout-c', HELDOUT_DIR],
+])('the sets written blind (%s)', (_name, dir) => {
+  const set = loadEvalSet(dir);
+  const abuse = set.filter((i) => i.category !== null && i.category !== 'low_quality');
+
+  it('has at least 60 abusive items across every category, 40 good and 20 low quality', () => {
+    expect(abuse.length).toBeGreaterThanOrEqual(60);
+    expect(set.filter((i) => i.label === 'publish').length).toBeGreaterThanOrEqual(40);
+    expect(set.filter((i) => i.category === 'low_quality').length).toBeGreaterThanOrEqual(20);
+    for (const category of ABUSE_CATEGORIES)
+      expect(abuse.filter((i) => i.category === category).length, category).toBeGreaterThanOrEqual(5);
+  });
+
+  it('has unique ids, and every label goes with a valid category', () => {
+    const ids = set.map((i) => i.id);
+    expect(ids.filter((id, n) => ids.indexOf(id) !== n)).toEqual([]);
+    expect(set.map((i) => labelProblem(i)).filter((p) => p !== null)).toEqual([]);
+  });
+
+  it('the LocalModerator never strikes and never rejects a good story', async () => {
+    const results = await judgeAll(set, new LocalModerator());
+    expect(results.filter((j) => j.verdict.strike).map((j) => j.item.id)).toEqual([]);
+    expect(
+      results
+        .filter((j) => j.item.label === 'publish' && j.verdict.decision === 'reject')
+        .map((j) => j.item.id),
+    ).toEqual([]);
   });
 });
