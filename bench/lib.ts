@@ -7,13 +7,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import autocannon from 'autocannon';
 import pg from 'pg';
+import { loadConfig } from '../src/config.js';
 import type { Principal } from '../src/core/accounts/keys.js';
 import { post as ledgerPost } from '../src/core/billing/ledger.js';
 import { PRICES } from '../src/core/pricing.js';
-import { type Database, openDatabase, pgliteDirFor } from '../src/db/client.js';
-import type { Platform } from '../src/platform.js';
+import { type Database, migrate, openDatabase, pgliteDirFor } from '../src/db/client.js';
+import { createPlatform, type Platform } from '../src/platform.js';
 
 /** About 200 words of ordinary prose in three paragraphs: a valid story that passes the prefilter. */
 export const STORY = {
@@ -196,4 +199,224 @@ export async function closedLoops(
     failures,
     firstFailure,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generator (worker thread): autocannon, measured response by response.
+
+/** What one autocannon run measured. */
+export interface LoadResult {
+  completed: number;
+  non2xx: number;
+  statuses: Record<string, number>;
+  sampleError: string | undefined;
+  errors: number;
+  timeouts: number;
+  elapsedSeconds: number;
+  latencies: Float64Array;
+}
+
+/**
+ * Runs autocannon with `options` and records every response: its latency, its status and the body
+ * of the first one outside 2xx (inside a worker thread autocannon reports raw histograms, so the
+ * latencies are collected here). `setup` prepares connection number `n` (headers, requests).
+ */
+export async function measureLoad(
+  options: Omit<autocannon.Options, 'setupClient'>,
+  setup: (client: autocannon.Client, n: number) => void = () => {},
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let non2xx = 0;
+  let sampleError: string | undefined;
+  let nextClient = 0;
+  const started = performance.now();
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon(
+      {
+        ...options,
+        setupClient(client) {
+          setup(client, nextClient++);
+          let lastBody: Buffer | undefined;
+          client.on('body', (b) => {
+            lastBody = b;
+          });
+          client.on('response', (status, _bytes, ms) => {
+            latencies.push(ms);
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status < 200 || status > 299) {
+              non2xx++;
+              sampleError ??= `${status} ${lastBody?.toString('utf8').slice(0, 300) ?? ''}`;
+            }
+          });
+        },
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
+  });
+  return {
+    completed: latencies.length,
+    non2xx,
+    statuses,
+    sampleError,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    elapsedSeconds: (performance.now() - started) / 1000,
+    latencies: Float64Array.from(latencies),
+  };
+}
+
+interface Pending<R> {
+  resolve: (r: R) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * One worker thread for the whole run, running the module at `moduleUrl` (see tsxWorker): it takes
+ * a Spec per message and answers a Result, one at a time.
+ */
+export class LoadWorker<Spec, Result> {
+  readonly #worker: Worker;
+  #pending: Pending<Result> | undefined;
+
+  constructor(moduleUrl: string) {
+    this.#worker = tsxWorker(moduleUrl);
+    this.#worker.on('message', (r: Result) => this.#settle((p) => p.resolve(r)));
+    this.#worker.on('error', (e) => this.#settle((p) => p.reject(e)));
+    this.#worker.on('exit', (code) =>
+      this.#settle((p) => p.reject(new Error(`the load worker exited with ${code}`))),
+    );
+  }
+
+  #settle(f: (p: Pending<Result>) => void) {
+    const p = this.#pending;
+    this.#pending = undefined;
+    if (p) f(p);
+  }
+
+  run(spec: Spec): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      this.#pending = { resolve, reject };
+      this.#worker.postMessage(spec);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#worker.terminate();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A bench against its baseline, on PGlite and (with DATABASE_URL) a fresh PostgreSQL database.
+
+/** One path on one database, as a ratio to that database's baseline. */
+export interface RatioRow extends Measured {
+  database: string;
+  path: string;
+  ratio: number;
+}
+
+export function ratioTable(rows: RatioRow[]): string {
+  const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+  return [
+    '| database | path | ops/s | p50 ms | p99 ms | ratio to baseline |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${r.database} | ${r.path} | ${f(r.opsPerSecond, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.ratio, 2)} |`,
+    ),
+  ].join('\n');
+}
+
+/**
+ * The whole run of a bench whose HTTP load comes from a worker thread running the same module
+ * (`moduleUrl`). In the main thread: `bench` on PGlite and, with DATABASE_URL, on a fresh
+ * PostgreSQL database, then `title()`, the table and any problems. In the worker: `generate`
+ * answers each Spec.
+ */
+export async function runRatioBench<Spec, Result>(opts: {
+  moduleUrl: string;
+  generate: (spec: Spec) => Promise<Result>;
+  bench: (
+    name: string,
+    database: Database,
+    dataDir: string,
+    load: LoadWorker<Spec, Result>,
+    errors: string[],
+  ) => Promise<RatioRow[]>;
+  title: () => string;
+}): Promise<void> {
+  if (!isMainThread) {
+    parentPort!.on('message', async (spec: Spec) => parentPort!.postMessage(await opts.generate(spec)));
+    return;
+  }
+  const errors: string[] = [];
+  const rows: RatioRow[] = [];
+  const load = new LoadWorker<Spec, Result>(opts.moduleUrl);
+  try {
+    rows.push(
+      ...(await onPglite((database, dataDir) => opts.bench('pglite', database, dataDir, load, errors))),
+    );
+    const url = process.env.DATABASE_URL;
+    if (url) {
+      rows.push(
+        ...(await onFreshPostgres(url, (database, dataDir) =>
+          opts.bench('postgres', database, dataDir, load, errors),
+        )),
+      );
+    }
+  } finally {
+    await load.close();
+  }
+  console.log(opts.title());
+  console.log(ratioTable(rows));
+  for (const e of errors) console.log(`\n${e}`);
+}
+
+/** `[bench/<bench>] <database> +<seconds since this call> s: <message>` on stderr. */
+export function progressLog(bench: string, database: string): (message: string) => void {
+  const t0 = performance.now();
+  return (m) =>
+    console.error(`[bench/${bench}] ${database} +${((performance.now() - t0) / 1000).toFixed(1)} s: ${m}`);
+}
+
+/**
+ * Migrates `database` and starts a platform on it with data under `dataDir`, quiet, the emulated
+ * model warm and the platform rate limit out of reach, plus `env`; workers are not supervised.
+ * The database is closed if that fails.
+ */
+export async function benchPlatform(
+  database: Database,
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<Platform> {
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    MODERATOR_START_SECONDS: '0',
+    // Set high so the platform rate limit does not turn a bench into a 429 benchmark.
+    PLATFORM_RATE: '1000000',
+    PLATFORM_BURST: '1000000',
+    ...env,
+  });
+  try {
+    await migrate(database);
+    return await createPlatform(config, { database, supervise: false, log: quietLog });
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
+}
+
+/** A load run's successes as a Measured; non-2xx answers and connection errors are reported as problems. */
+export function measuredLoad(r: LoadResult, errors: string[], database: string, path: string): Measured {
+  if (r.non2xx > 0) {
+    const codes = Object.entries(r.statuses)
+      .filter(([s]) => !s.startsWith('2'))
+      .map(([s, n]) => `${s}×${n}`)
+      .join(', ');
+    problem(errors, database, path, `${r.non2xx} non-2xx responses (${codes}); first: ${r.sampleError}`);
+  }
+  if (r.errors > 0) problem(errors, database, path, `${r.errors} connection errors (${r.timeouts} timeouts)`);
+  return summarise(r.latencies, r.completed - r.non2xx, r.elapsedSeconds);
 }

@@ -12,8 +12,7 @@
  */
 import { renameSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { isMainThread, parentPort, type Worker } from 'node:worker_threads';
-import autocannon from 'autocannon';
+import { isMainThread, parentPort } from 'node:worker_threads';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.js';
 import { newId } from '../src/core/secrets.js';
@@ -22,7 +21,16 @@ import { posts } from '../src/db/schema.js';
 import { buildApp } from '../src/http/app.js';
 import { createPlatform } from '../src/platform.js';
 import { contentType } from '../src/web/site-content.js';
-import { fundedAccounts, onPglite, problem, quietLog, STORY, summarise, tsxWorker } from './lib.js';
+import {
+  fundedAccounts,
+  LoadWorker,
+  measureLoad,
+  onPglite,
+  problem,
+  quietLog,
+  STORY,
+  summarise,
+} from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
@@ -55,47 +63,9 @@ interface LoadResult {
 }
 
 async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
-  // Inside a worker thread autocannon reports raw histograms, so the latencies are collected here.
-  const latencies: number[] = [];
-  let non2xx = 0;
-  const started = performance.now();
-  const r = await new Promise<autocannon.Result>((resolve, reject) =>
-    autocannon(
-      {
-        url: spec.url,
-        connections: CONNECTIONS,
-        duration: spec.seconds,
-        setupClient(client) {
-          client.on('response', (status, _bytes, ms) => {
-            latencies.push(ms);
-            if (status < 200 || status > 299) non2xx++;
-          });
-        },
-      },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    ),
-  );
-  const m = summarise(Float64Array.from(latencies), latencies.length, (performance.now() - started) / 1000);
-  return { rps: m.opsPerSecond, p50: m.p50, p99: m.p99, non2xx, errors: r.errors };
-}
-
-/** One worker thread for the whole run, one LoadSpec at a time. */
-class LoadWorker {
-  readonly #worker: Worker = tsxWorker(import.meta.url);
-  run(spec: LoadSpec): Promise<LoadResult> {
-    return new Promise((resolve, reject) => {
-      const onError = (e: unknown) => reject(e);
-      this.#worker.once('message', (r: LoadResult) => {
-        this.#worker.off('error', onError);
-        resolve(r);
-      });
-      this.#worker.once('error', onError);
-      this.#worker.postMessage(spec);
-    });
-  }
-  close() {
-    return this.#worker.terminate();
-  }
+  const r = await measureLoad({ url: spec.url, connections: CONNECTIONS, duration: spec.seconds });
+  const m = summarise(r.latencies, r.completed, r.elapsedSeconds);
+  return { rps: m.opsPerSecond, p50: m.p50, p99: m.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 async function listen(app: FastifyInstance): Promise<string> {
@@ -113,7 +83,7 @@ interface Row {
 
 async function main() {
   const errors: string[] = [];
-  const load = new LoadWorker();
+  const load = new LoadWorker<LoadSpec, LoadResult>(import.meta.url);
   const rows: Row[] = [];
   try {
     await onPglite(async (database, dataDir) => {
@@ -144,7 +114,7 @@ async function main() {
           publishedAt: new Date(now - (POSTS - i) * 60_000 + 1000),
         });
       }
-      const built = await platform.services.site.full('stories');
+      const built = await platform.services.siteBuilder.full('stories');
       console.error(`[bench:read] site build: ${built.written.length} files in ${config.siteDir}`);
       const id = ids[Math.floor(ids.length / 2)]!;
       const paths = [`/p/${id}.json`, '/index.json', `/p/${id}`];
@@ -160,7 +130,7 @@ async function main() {
       const bare = Fastify({ logger: false });
       const bytes = new Map<string, Buffer>();
       for (const path of paths) {
-        const file = platform.services.site.files.read('stories', path);
+        const file = platform.services.siteBuilder.files.read('stories', path);
         if (!file) throw new Error(`${path} was not built`);
         bytes.set(path, file.body);
         floor.set(path, file.body);

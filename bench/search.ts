@@ -24,28 +24,28 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { isMainThread, parentPort, type Worker } from 'node:worker_threads';
-import autocannon from 'autocannon';
 import { and, count, eq, sql } from 'drizzle-orm';
-import { loadConfig } from '../src/config.js';
 import { dayKey } from '../src/core/limits/daily.js';
 import { PRICES } from '../src/core/pricing.js';
 import { type SearchQuery, searchQuery } from '../src/core/search/search.js';
 import { newId } from '../src/core/secrets.js';
-import { type Database, migrate, queryRows } from '../src/db/client.js';
+import { type Database, queryRows } from '../src/db/client.js';
 import { dailyCounters, ledger, posts } from '../src/db/schema.js';
 import { type App, buildApp } from '../src/http/app.js';
-import { createPlatform, type Platform } from '../src/platform.js';
+import type { Platform } from '../src/platform.js';
 import {
+  benchPlatform,
   closedLoops,
   fundedAccounts,
+  type LoadResult,
+  type LoadWorker,
   type Measured,
-  onFreshPostgres,
-  onPglite,
+  measuredLoad,
+  measureLoad,
   problem,
-  quietLog,
-  summarise,
-  tsxWorker,
+  progressLog,
+  type RatioRow,
+  runRatioBench,
 } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -230,109 +230,21 @@ interface LoadSpec {
   connections: number;
 }
 
-interface LoadResult {
-  completed: number;
-  non2xx: number;
-  statuses: Record<string, number>;
-  sampleError: string | undefined;
-  errors: number;
-  timeouts: number;
-  elapsedSeconds: number;
-  latencies: Float64Array;
-}
+type Load = LoadWorker<LoadSpec, LoadResult>;
 
-interface Row extends Measured {
-  database: string;
-  path: string;
-  ratio: number;
-}
-
-async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  let non2xx = 0;
-  let sampleError: string | undefined;
-  let nextClient = 0;
-  const started = performance.now();
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    autocannon(
-      {
-        url: spec.url,
-        connections: spec.connections,
-        duration: spec.seconds,
-        setupClient(client) {
-          const n = nextClient++;
-          const headers = {
-            accept: 'application/json',
-            authorization: `Bearer ${spec.keys[n % spec.keys.length]}`,
-          };
-          // Each connection starts at a different query so all of them are in flight at once.
-          const paths = spec.paths.map((_, i) => spec.paths[(i + n) % spec.paths.length]!);
-          client.setRequests(paths.map((path) => ({ method: 'GET', path, headers })));
-          let lastBody: Buffer | undefined;
-          client.on('body', (b) => {
-            lastBody = b;
-          });
-          client.on('response', (status, _bytes, ms) => {
-            latencies.push(ms);
-            statuses[status] = (statuses[status] ?? 0) + 1;
-            if (status < 200 || status > 299) {
-              non2xx++;
-              sampleError ??= `${status} ${lastBody?.toString('utf8').slice(0, 300) ?? ''}`;
-            }
-          });
-        },
-      },
-      (err, res) => (err ? reject(err) : resolve(res)),
-    );
-  });
-  return {
-    completed: latencies.length,
-    non2xx,
-    statuses,
-    sampleError,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    elapsedSeconds: (performance.now() - started) / 1000,
-    latencies: Float64Array.from(latencies),
-  };
-}
-
-interface Pending {
-  resolve: (r: LoadResult) => void;
-  reject: (e: unknown) => void;
-}
-
-/** One worker thread for the whole run: it takes a LoadSpec per message and answers a LoadResult. */
-class LoadWorker {
-  readonly #worker: Worker;
-  #pending: Pending | undefined;
-
-  constructor() {
-    this.#worker = tsxWorker(import.meta.url);
-    this.#worker.on('message', (r: LoadResult) => this.#settle((p) => p.resolve(r)));
-    this.#worker.on('error', (e) => this.#settle((p) => p.reject(e)));
-    this.#worker.on('exit', (code) =>
-      this.#settle((p) => p.reject(new Error(`the load worker exited with ${code}`))),
-    );
-  }
-
-  #settle(f: (p: Pending) => void) {
-    const p = this.#pending;
-    this.#pending = undefined;
-    if (p) f(p);
-  }
-
-  run(spec: LoadSpec): Promise<LoadResult> {
-    return new Promise((resolve, reject) => {
-      this.#pending = { resolve, reject };
-      this.#worker.postMessage(spec);
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.#worker.terminate();
-  }
+function generateLoad(spec: LoadSpec): Promise<LoadResult> {
+  return measureLoad(
+    { url: spec.url, connections: spec.connections, duration: spec.seconds },
+    (client, n) => {
+      const headers = {
+        accept: 'application/json',
+        authorization: `Bearer ${spec.keys[n % spec.keys.length]}`,
+      };
+      // Each connection starts at a different query so all of them are in flight at once.
+      const paths = spec.paths.map((_, i) => spec.paths[(i + n) % spec.paths.length]!);
+      client.setRequests(paths.map((path) => ({ method: 'GET', path, headers })));
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -345,29 +257,11 @@ async function benchDatabase(
   name: string,
   database: Database,
   dataDir: string,
-  load: LoadWorker,
+  load: Load,
   errors: string[],
-): Promise<Row[]> {
-  const t0 = performance.now();
-  const progress = (m: string) =>
-    console.error(`[bench/search] ${name} +${((performance.now() - t0) / 1000).toFixed(1)} s: ${m}`);
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    ADMIN_TOKEN,
-    LOG_LEVEL: 'silent',
-    MODERATOR_START_SECONDS: '0',
-    // Not enforced yet; set high so a future rate limit does not turn this into a 429 benchmark.
-    PLATFORM_RATE: '1000000',
-    PLATFORM_BURST: '1000000',
-  });
-  let platform: Platform;
-  try {
-    await migrate(database);
-    platform = await createPlatform(config, { database, supervise: false, log: quietLog });
-  } catch (e) {
-    await database.close();
-    throw e;
-  }
+): Promise<RatioRow[]> {
+  const progress = progressLog('search', name);
+  const platform = await benchPlatform(database, dataDir, { ADMIN_TOKEN });
   let app: App | undefined;
   try {
     app = await buildApp(platform, { logger: false });
@@ -433,15 +327,7 @@ async function benchDatabase(
       const drainBy = performance.now() + 30_000;
       while (inFlight > 0 && performance.now() < drainBy) await new Promise((f) => setTimeout(f, 5));
       if (inFlight > 0) problem(errors, name, path, `${inFlight} requests still running 30 s after the run`);
-      if (r.non2xx > 0) {
-        const codes = Object.entries(r.statuses)
-          .filter(([s]) => !s.startsWith('2'))
-          .map(([s, n]) => `${s}×${n}`)
-          .join(', ');
-        problem(errors, name, path, `${r.non2xx} non-2xx responses (${codes}); first: ${r.sampleError}`);
-      }
-      if (r.errors > 0) problem(errors, name, path, `${r.errors} connection errors (${r.timeouts} timeouts)`);
-      return summarise(r.latencies, r.completed - r.non2xx, r.elapsedSeconds);
+      return measuredLoad(r, errors, name, path);
     };
     const loops = async (seconds: number, path: string, op: (i: number) => Promise<unknown>) => {
       const r = await closedLoops(seconds, CONNECTIONS, (_loop, call) => op(call));
@@ -485,50 +371,12 @@ async function benchDatabase(
   }
 }
 
-function withPglite(load: LoadWorker, errors: string[]): Promise<Row[]> {
-  return onPglite((database, dataDir) => benchDatabase('pglite', database, dataDir, load, errors));
-}
-
-function withPostgres(url: string, load: LoadWorker, errors: string[]): Promise<Row[]> {
-  return onFreshPostgres(url, (database, dataDir) =>
-    benchDatabase('postgres', database, dataDir, load, errors),
-  );
-}
-
-function table(rows: Row[]): string {
-  const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
-  return [
-    '| database | path | ops/s | p50 ms | p99 ms | ratio to baseline |',
-    '| --- | --- | ---: | ---: | ---: | ---: |',
-    ...rows.map(
-      (r) =>
-        `| ${r.database} | ${r.path} | ${f(r.opsPerSecond, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.ratio, 2)} |`,
-    ),
-  ].join('\n');
-}
-
-async function main() {
-  const errors: string[] = [];
-  const rows: Row[] = [];
-  const load = new LoadWorker();
-  try {
-    rows.push(...(await withPglite(load, errors)));
-    const url = process.env.DATABASE_URL;
-    if (url) rows.push(...(await withPostgres(url, load, errors)));
-  } finally {
-    await load.close();
-  }
-  console.log(
+await runRatioBench({
+  moduleUrl: import.meta.url,
+  generate: generateLoad,
+  bench: benchDatabase,
+  title: () =>
     `### bench/search: GET /v1/search and Search.query against the raw SQL through the driver ` +
-      `(${STORIES} stories; queries ${QUERIES.join(', ')}; ${CONNECTIONS} connections or loops, ` +
-      `${SECONDS} s each, node ${process.version})\n`,
-  );
-  console.log(table(rows));
-  for (const e of errors) console.log(`\n${e}`);
-}
-
-if (isMainThread) {
-  await main();
-} else {
-  parentPort!.on('message', async (spec: LoadSpec) => parentPort!.postMessage(await generateLoad(spec)));
-}
+    `(${STORIES} stories; queries ${QUERIES.join(', ')}; ${CONNECTIONS} connections or loops, ` +
+    `${SECONDS} s each, node ${process.version})\n`,
+});

@@ -27,20 +27,20 @@ import { isMainThread, parentPort } from 'node:worker_threads';
 import { eq, inArray } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
-import { loadConfig } from '../src/config.js';
 import type { Principal } from '../src/core/accounts/keys.js';
 import { newId } from '../src/core/secrets.js';
-import { type Database, migrate } from '../src/db/client.js';
+import type { Database } from '../src/db/client.js';
 import { posts, webhookDeliveries } from '../src/db/schema.js';
 import { SWEEP_INTERVAL_MS } from '../src/jobs/workers.js';
-import { createPlatform, type Platform } from '../src/platform.js';
+import type { Platform } from '../src/platform.js';
 import {
+  benchPlatform,
   fundedAccounts,
   type Measured,
   onFreshPostgres,
   onPglite,
   problem,
-  quietLog,
+  progressLog,
   STORY,
   summarise,
   tsxWorker,
@@ -424,26 +424,9 @@ async function benchDatabase(
   errors: string[],
   notes: string[],
 ): Promise<Row[]> {
-  const t0 = performance.now();
-  const progress = (m: string) =>
-    console.error(`[bench/webhooks] ${name} +${((performance.now() - t0) / 1000).toFixed(1)} s: ${m}`);
+  const progress = progressLog('webhooks', name);
   const receiverPort = await receiver.port;
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    MODERATOR_START_SECONDS: '0',
-    WEBHOOK_ALLOW_TARGETS: '127.0.0.1',
-    PLATFORM_RATE: '1000000',
-    PLATFORM_BURST: '1000000',
-  });
-  let platform: Platform;
-  try {
-    await migrate(database);
-    platform = await createPlatform(config, { database, supervise: false, log: quietLog });
-  } catch (e) {
-    await database.close();
-    throw e;
-  }
+  const platform = await benchPlatform(database, dataDir, { WEBHOOK_ALLOW_TARGETS: '127.0.0.1' });
   try {
     const { principals } = await fundedAccounts(platform, ACCOUNTS);
     const endpoints: Endpoint[] = [];

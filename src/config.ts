@@ -1,6 +1,11 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { LifecycleConfig } from './core/moderation/lifecycle.js';
+import { MODERATOR_PROFILE_NAMES, type ModeratorProfileName } from './core/moderation/profiles/types.js';
+import { SITE_KINDS, type SiteConfig, type SiteKind } from './core/sites/sites.js';
+
+export type { SiteConfig, SiteKind };
 
 /**
  * Every setting of the service, read from the environment in one place.
@@ -118,9 +123,7 @@ const envSchema = z.object({
   MODERATOR_API_KEY: optionalString,
   /** How MODERATOR=openai asks the model and reads its answer (src/core/moderation/profiles/). */
   MODERATOR_PROFILE: z
-    .enum(['json', 'gpt-oss-safeguard', 'qwen3guard', 'llama-guard'], {
-      error: 'expected one of json, gpt-oss-safeguard, qwen3guard, llama-guard',
-    })
+    .enum(MODERATOR_PROFILE_NAMES, { error: `expected one of ${MODERATOR_PROFILE_NAMES.join(', ')}` })
     .default('json'),
   MODERATOR_IDLE_SECONDS: z.coerce.number().min(1).default(600),
   /** MODERATOR=openai: how the model server is started, probed and stopped (server-lifecycle.ts). */
@@ -156,15 +159,8 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-export interface SiteConfig {
-  /** Host name (without port) that selects this site; '*' matches any host. */
-  host: string;
-  kind: SiteKind;
-}
-
-export type SiteKind = 'stories' | 'messages' | 'classifieds' | 'events';
-
-export interface Config {
+/** Every setting; the moderator's model-server settings are the ones core's lifecycle reads. */
+export interface Config extends LifecycleConfig {
   port: number;
   host: string;
   baseUrl: string;
@@ -180,25 +176,10 @@ export interface Config {
   stripeSecretKey: string | undefined;
   stripeWebhookSecret: string | undefined;
   stripeApiBase: string | undefined;
-  moderator: 'local' | 'openai';
-  moderatorStartSeconds: number;
   moderatorDecisionSeconds: number;
-  moderatorUrl: string | undefined;
   moderatorModel: string | undefined;
-  moderatorApiKey: string | undefined;
   /** MODERATOR_PROFILE: the model family behind MODERATOR=openai (default json). */
-  moderatorProfile: 'json' | 'gpt-oss-safeguard' | 'qwen3guard' | 'llama-guard';
-  moderatorIdleSeconds: number;
-  /** MODERATOR=openai: start (a shell command run detached, or a URL POSTed), stop (likewise), probe. */
-  moderatorStartCommand: string | undefined;
-  moderatorStartUrl: string | undefined;
-  moderatorStopCommand: string | undefined;
-  moderatorStopUrl: string | undefined;
-  /** GET, 2xx = ready; default MODERATOR_URL + /models. */
-  moderatorHealthUrl: string | undefined;
-  moderatorStartTimeoutSeconds: number;
-  moderatorStartRetrySeconds: number;
-  moderatorProbeSeconds: number;
+  moderatorProfile: ModeratorProfileName;
   webhookAllowTargets: string[];
   platformRate: number;
   platformBurst: number;
@@ -259,8 +240,6 @@ function testHooks(env: Env): TestHooks | undefined {
     sweepIntervalMs: env.TEST_SWEEP_INTERVAL_MS,
   };
 }
-
-const SITE_KINDS: readonly SiteKind[] = ['stories', 'messages', 'classifieds', 'events'];
 
 /** `SITES=stories.example=stories,ads.example=classifieds`; default: one stories site on any host. */
 export function parseSites(value: string | undefined): SiteConfig[] {

@@ -45,7 +45,7 @@ async function main() {
     const platform = await createPlatform(config, { supervise: false });
     try {
       for (const kind of values.site ? [values.site as SiteKind] : kinds) {
-        const r = await platform.services.site.full(kind);
+        const r = await platform.services.siteBuilder.full(kind);
         console.log(
           `site ${kind}: ${r.written.length} written, ${r.unchanged.length} unchanged, ${r.removed.length} removed (${config.siteDir}/${kind})`,
         );
@@ -83,7 +83,7 @@ async function main() {
     // In server mode, run `site build` once per deploy instead.
     const kinds = [...new Set(config.sites.map((s) => s.kind))];
     void (async () => {
-      for (const kind of kinds) await platform.services.site.full(kind);
+      for (const kind of kinds) await platform.services.siteBuilder.full(kind);
     })().catch((err) =>
       console.error('site build at start failed (pages are rendered until a rebuild)', err),
     );

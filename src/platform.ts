@@ -12,7 +12,7 @@ import { StripeEvents } from './core/billing/stripe-events.js';
 import { TopUps } from './core/billing/top-ups.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { Deps, Logger } from './core/context.js';
-import { CappedMailer, type Mailer, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
+import { CappedMailer, type Mailer, Outbox, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
 import { EmulatedLatency } from './core/moderation/emulated.js';
 import { type ModelLifecycle, modelLifecycle } from './core/moderation/lifecycle.js';
 import { ModerationService } from './core/moderation/moderation.js';
@@ -68,8 +68,10 @@ export interface Services {
   delivery: WebhookDelivery;
   /** The public site: what pages exist (content), the built files, the builder, and rebuild requests. */
   siteContent: SiteContent;
-  site: SiteBuilder;
+  siteBuilder: SiteBuilder;
   siteRebuilds: SiteRebuilds;
+  /** The mail the outbox transport kept (the staff console reads it). */
+  outbox: Outbox;
 }
 
 export interface Platform {
@@ -200,7 +202,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     siteRebuilds,
   );
   const posts = new Posts(deps, accounts, lifecycle, jobs, balanceWatch, siteRebuilds);
-  const siteContent = new SiteContent(posts, database.db, config.baseUrl);
+  const siteContent = new SiteContent(posts, config.baseUrl);
   const services: Services = {
     keys,
     accounts,
@@ -225,8 +227,9 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     deletion: new Deletion(deps, notices),
     posts,
     siteContent,
-    site: new SiteBuilder(siteContent, new SiteFiles(config.siteDir), log),
+    siteBuilder: new SiteBuilder(siteContent, new SiteFiles(config.siteDir), log),
     siteRebuilds,
+    outbox: new Outbox(database.db),
   };
   const workers = new Workers(jobs, log, services, {
     ...(config.testHooks?.sweepIntervalMs ? { sweepIntervalMs: config.testHooks.sweepIntervalMs } : {}),

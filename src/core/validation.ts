@@ -38,6 +38,14 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, pre
 }
 
 /** A `cursor` query parameter this API did not hand out. */
+/** The envelope of every list answer, `{ data, next_cursor }`: the cursor of the next page, null on the last. */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+
+/** A list answered whole, in the same envelope: `next_cursor` is always null. */
+export const wholeList = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), next_cursor: z.null() });
+
 export function invalidCursor(): Problem {
   return validationProblem([
     { pointer: '/query/cursor', detail: 'cursor is not one this API returned; start without it' },

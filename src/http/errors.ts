@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isConnectionError } from '../core/database.js';
 import { isProblem, Problem, problemBody } from '../core/problems.js';
 import { jsonPointer, unknownMember, validationProblem } from '../core/validation.js';
-import { isConnectionError } from '../db/client.js';
 
 /** Maps anything thrown in a request to a Problem; unknown errors become a 500 with no internals. */
 export function toProblem(err: unknown): Problem {

@@ -1,34 +1,17 @@
 import PgBoss from 'pg-boss';
-import type { SiteKind } from '../config.js';
+import type { JobName, JobPayloads, JobSender, SendOptions } from '../core/jobs.js';
 import { type Database, type Executor, executorFor } from '../db/client.js';
 
-/** Job kinds and their payloads. */
-export interface JobPayloads {
-  moderate: { post_id: string };
-  'deliver-webhook': { delivery_id: string };
-  sweep: Record<string, never>;
-  /** Incremental build of these URL paths of one site (src/web/site-build.ts). */
-  'site-rebuild': { site: SiteKind; paths: string[] };
-}
-export type JobName = keyof JobPayloads;
 export const JOB_NAMES: JobName[] = ['moderate', 'deliver-webhook', 'sweep', 'site-rebuild'];
 
 /** Queue options by kind. `short`: at most one waiting job per singleton key (site rebuilds merge into it). */
 const QUEUE_POLICIES: Partial<Record<JobName, 'short'>> = { 'site-rebuild': 'short' };
 
-export interface SendOptions {
-  startAfter?: Date;
-  singletonKey?: string;
-  retryLimit?: number;
-  retryDelay?: number;
-  retryBackoff?: boolean;
-}
-
 /**
  * Jobs are rows in the same database (pg-boss). `send` takes the transaction that causes the
  * job, so the state change and its job commit together or not at all.
  */
-export class JobQueue {
+export class JobQueue implements JobSender {
   readonly boss: PgBoss;
   #started = false;
 
@@ -68,7 +51,12 @@ export class JobQueue {
     }
   }
 
-  async send<N extends JobName>(exec: Executor, name: N, data: JobPayloads[N], options: SendOptions = {}) {
+  async send<N extends JobName>(
+    exec: Executor,
+    name: N,
+    data: JobPayloads[N],
+    options: SendOptions = {},
+  ): Promise<string | null> {
     return this.boss.send(name, data, { ...options, db: executorFor(exec) });
   }
 

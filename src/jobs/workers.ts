@@ -1,6 +1,21 @@
 import type { Logger } from '../core/context.js';
-import type { Services } from '../platform.js';
-import type { JobName, JobPayloads, JobQueue } from './queue.js';
+import type { JobName, JobPayloads } from '../core/jobs.js';
+import type { ModelLifecycle } from '../core/moderation/lifecycle.js';
+import type { ModerationService } from '../core/moderation/moderation.js';
+import type { Idempotency } from '../core/posts/idempotency.js';
+import type { WebhookDelivery } from '../core/webhooks/delivery.js';
+import type { SiteBuilder } from '../web/site-build.js';
+import type { JobQueue } from './queue.js';
+
+/** What the workers call (the composition root passes its services; names as there). */
+export interface WorkerServices {
+  moderation: Pick<ModerationService, 'handle' | 'runDue'>;
+  delivery: Pick<WebhookDelivery, 'deliver' | 'runDue'>;
+  lifecycle: Pick<ModelLifecycle, 'startControl' | 'stopControl' | 'sweep'>;
+  posts: { idempotency: Pick<Idempotency, 'sweep'> };
+  /** The site builder (src/web/site-build.ts). */
+  siteBuilder: Pick<SiteBuilder, 'build'>;
+}
 
 type Handlers = { [N in JobName]?: (data: JobPayloads[N]) => Promise<unknown> };
 
@@ -15,7 +30,7 @@ export class Workers {
   constructor(
     private readonly jobs: JobQueue,
     private readonly log: Logger,
-    private readonly services: Services,
+    private readonly services: WorkerServices,
     opts: { sweepIntervalMs?: number } = {},
   ) {
     this.#sweepIntervalMs = opts.sweepIntervalMs ?? SWEEP_INTERVAL_MS;
@@ -23,7 +38,7 @@ export class Workers {
       moderate: (d) => services.moderation.handle(d.post_id),
       'deliver-webhook': (d) => services.delivery.deliver(d.delivery_id),
       sweep: () => this.sweep(),
-      'site-rebuild': (d) => services.site.build(d.site, d.paths),
+      'site-rebuild': (d) => services.siteBuilder.build(d.site, d.paths),
     };
   }
 
@@ -66,11 +81,11 @@ export class Workers {
 
   /** Housekeeping that needs no trigger: due webhook retries, model scale-to-zero, expired idempotency keys. */
   async sweep(): Promise<void> {
-    const db = this.services.posts.idempotency;
+    const idempotency = this.services.posts.idempotency;
     await this.services.delivery.runDue();
     await this.services.moderation.runDue();
     await this.services.lifecycle.sweep(this.jobs.database.db);
-    await db.sweep();
+    await idempotency.sweep();
   }
 
   /** Runs every job that is due now, in this process, until none is left (tests). */

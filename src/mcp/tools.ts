@@ -1,6 +1,5 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { SiteKind } from '../config.js';
 import type { Principal } from '../core/accounts/keys.js';
 import { accountView } from '../core/accounts/schemas.js';
 import { POLICY } from '../core/policy/document.js';
@@ -19,6 +18,7 @@ import { PRICES, pricingDocument, pricingView } from '../core/pricing.js';
 import { Problem } from '../core/problems.js';
 import { reportAck, reportBody } from '../core/reports/reports.js';
 import { rateLimitHeaders, searchQuery, searchResponse } from '../core/search/search.js';
+import type { SiteKind } from '../core/sites/sites.js';
 import { statusView } from '../core/status.js';
 import { parseOrThrow } from '../core/validation.js';
 import {

@@ -1,5 +1,5 @@
-import type { SiteKind } from '../config.js';
 import type { Logger } from '../core/context.js';
+import type { SiteKind } from '../core/sites/sites.js';
 import type { SiteContent } from './site-content.js';
 import type { SiteFiles } from './site-files.js';
 

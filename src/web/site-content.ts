@@ -1,5 +1,3 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import type { SiteKind } from '../config.js';
 import { CLASSIFIED_CATEGORIES } from '../core/posts/bodies.js';
 import { jsonFeed } from '../core/posts/feed.js';
 import type { ListFilters, Posts } from '../core/posts/posts.js';
@@ -7,9 +5,8 @@ import { CONTENT_TRUST, LICENSE, type PublicPost } from '../core/posts/views.js'
 import { CATALOG, type CatalogEntry } from '../core/problems.js';
 import { pathsForPost } from '../core/sites/changes.js';
 import { isCountry, isSubdivisionOf } from '../core/sites/place.js';
+import type { SiteKind } from '../core/sites/sites.js';
 import { asText } from '../core/validation.js';
-import type { Executor } from '../db/client.js';
-import { posts as postsTable } from '../db/schema.js';
 import { errorIndexPage, errorPage, listPage, policyPage, postPage } from './site-pages.js';
 
 /** One page of the public site: the exact bytes a static file or a live answer carries. */
@@ -58,7 +55,6 @@ export function cacheControl(path: string, type = contentType(path)): string {
 export class SiteContent {
   constructor(
     private readonly posts: Posts,
-    private readonly db: Executor,
     private readonly baseUrl: string,
   ) {}
 
@@ -225,12 +221,8 @@ ${entries.join('')}</feed>
   }
 
   /** True when the post existed and was deleted or removed (the page answers 410 Gone). */
-  async gone(id: string): Promise<boolean> {
-    const [row] = await this.db
-      .select({ status: postsTable.status })
-      .from(postsTable)
-      .where(eq(postsTable.id, id));
-    return row?.status === 'deleted' || row?.status === 'removed';
+  gone(id: string): Promise<boolean> {
+    return this.posts.gone(id);
   }
 
   /** Every path a full build writes: the fixed pages, the site's own lists, every published post's paths. */
@@ -248,17 +240,7 @@ ${entries.join('')}</feed>
     if (site === 'events') for (const p of ['/upcoming', '/upcoming.json']) paths.add(p);
     if (site === 'classifieds')
       for (const c of CLASSIFIED_CATEGORIES) for (const p of [`/c/${c}`, `/c/${c}.json`]) paths.add(p);
-    const rows = await this.db
-      .select({
-        id: postsTable.id,
-        site: postsTable.site,
-        topics: postsTable.topics,
-        fields: postsTable.fields,
-        country: postsTable.country,
-        state: postsTable.state,
-      })
-      .from(postsTable)
-      .where(and(eq(postsTable.site, site), inArray(postsTable.status, ['published'])));
+    const rows = await this.posts.publishedOn(site);
     for (const row of rows) for (const p of pathsForPost(row)) paths.add(p);
     return [...paths];
   }

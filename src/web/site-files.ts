@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import type { SiteKind } from '../config.js';
+import type { SiteKind } from '../core/sites/sites.js';
 
 /** The file operations a build uses; tests pass one that fails like a full disk. */
 export type SiteIo = Pick<typeof fsp, 'writeFile' | 'rename' | 'unlink' | 'mkdir' | 'readFile' | 'readdir'>;

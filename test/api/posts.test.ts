@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post as ledgerPost, ledgerSum } from '../../src/core/billing/ledger.js';
 import { accounts, posts } from '../../src/db/schema.js';
 import {
+  creditedAccount,
   expectProblem,
   fundedAccount,
   newAccount,
@@ -24,17 +25,6 @@ const balance = async (a: TestAccount) =>
   (await env.call('GET', '/v1/account', { key: a.key })).json.balance as number;
 const expectLedgerMatches = async (a: TestAccount) =>
   expect(await ledgerSum(env.platform.database.db, a.id)).toBe(await balance(a));
-
-async function accountWithBalance(amount: number): Promise<TestAccount> {
-  const a = await newAccount(env);
-  await ledgerPost(env.platform.database.db, {
-    accountId: a.id,
-    kind: 'top_up',
-    amount,
-    at: env.clock.now(),
-  });
-  return a;
-}
 
 describe('POST /v1/posts: "validates, checks price and account standing, then charges and queues"', () => {
   it('answers 202 with id, status queued, the moderation object and Retry-After; charges 250000', async () => {
@@ -109,7 +99,7 @@ describe('POST /v1/posts: "validates, checks price and account standing, then ch
   });
 
   it('402 insufficient_balance at 249,999 with account_url and for_human; 202 at 250,000', async () => {
-    const poor = await accountWithBalance(249_999);
+    const poor = await creditedAccount(env, 249_999);
     const p = expectProblem(
       await env.call('POST', '/v1/posts', { key: poor.key, body: { title: 't', body: story() } }),
       402,
@@ -119,7 +109,7 @@ describe('POST /v1/posts: "validates, checks price and account standing, then ch
     expect(p.account_url).toMatch(/\/account\?token=/);
     expect(p.error.for_human).toBe(true);
     expect(await balance(poor)).toBe(249_999);
-    const exact = await accountWithBalance(250_000);
+    const exact = await creditedAccount(env, 250_000);
     expect(
       (await env.call('POST', '/v1/posts', { key: exact.key, body: { title: 't', body: story() } })).status,
     ).toBe(202);

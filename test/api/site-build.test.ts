@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.close());
 
-const builder = () => env.platform.services.site;
+const builder = () => env.platform.services.siteBuilder;
 const file = (rel: string, kind = 'stories') => join(env.platform.config.siteDir, kind, rel);
 const read = (rel: string, kind = 'stories') => readFileSync(file(rel, kind), 'utf8');
 
@@ -247,8 +247,8 @@ describe('the site-rebuild job', () => {
         throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
       }) as unknown as SiteIo['writeFile'],
     };
-    const real = env.platform.services.site;
-    env.platform.services.site = new SiteBuilder(
+    const real = env.platform.services.siteBuilder;
+    env.platform.services.siteBuilder = new SiteBuilder(
       env.platform.services.siteContent,
       new SiteFiles(env.platform.config.siteDir, enospc),
       { info() {}, warn() {}, error() {} },
@@ -260,11 +260,11 @@ describe('the site-rebuild job', () => {
       expect(job?.data.paths).toContain(`/p/${id}`);
       expect(read('index.html')).toBe(home);
       expect([...snapshot().keys()].filter((f) => f.endsWith('.tmp'))).toEqual([]);
-      env.platform.services.site = real;
+      env.platform.services.siteBuilder = real;
       expect(await runRebuilds(env)).toBe(1);
       expect(read('index.html')).toContain('Written to a full disk');
     } finally {
-      env.platform.services.site = real;
+      env.platform.services.siteBuilder = real;
     }
   });
 

@@ -35,7 +35,7 @@ async function publish(title: string, body: string, topics: string[] = []) {
 describe('the public site in Chromium', () => {
   it('the home page lists a newly published story after the rebuild; a deleted one is gone from the page, the feeds and the sitemap after the next', async () => {
     await runRebuilds(env);
-    await env.platform.services.site.full('stories');
+    await env.platform.services.siteBuilder.full('stories');
     const id = await publish('The glassblower of Ostend', story(), ['glass']);
     const page = await browser.newPage();
     // The site is static: the home page is the built file until the rebuild runs.

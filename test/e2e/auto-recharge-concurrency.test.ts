@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerSum } from '../../src/core/billing/ledger.js';
 import { type ChargeResult, TEST_CARDS, TestPaymentProvider } from '../../src/core/payments/provider.js';
-import { accounts, ledger, recharges } from '../../src/db/schema.js';
+import { ledger, recharges } from '../../src/db/schema.js';
 import { newAccount, ownerToken } from '../helpers/flows.js';
 import { startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { expectLedgerMatchesBalance } from '../helpers/money.js';
 import { story } from '../helpers/stories.js';
 
 /**
@@ -77,11 +77,7 @@ async function withAutoRecharge(balance: number, threshold: number, amount: numb
   return a;
 }
 
-async function invariants(accountId: string) {
-  const [row] = await db().select().from(accounts).where(eq(accounts.id, accountId));
-  expect(await ledgerSum(db(), accountId)).toBe(row!.balance);
-  return row!;
-}
+const invariants = (accountId: string) => expectLedgerMatchesBalance(db(), accountId);
 
 describe('"20 concurrent posts that cross the threshold trigger exactly one auto-recharge"', () => {
   it('20 truly concurrent HTTP posts crossing the threshold: one recharge; sum of ledger rows = balance', async () => {

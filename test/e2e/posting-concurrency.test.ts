@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post as ledgerPost, ledgerSum } from '../../src/core/billing/ledger.js';
-import { accounts, posts } from '../../src/db/schema.js';
-import { newAccount } from '../helpers/flows.js';
+import { posts } from '../../src/db/schema.js';
+import { creditedAccount } from '../helpers/flows.js';
 import { fetchReply, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { expectLedgerMatchesBalance } from '../helpers/money.js';
 import { story } from '../helpers/stories.js';
 
 /** Truly concurrent requests: a listening server and 50 fetches in flight at once. */
@@ -27,29 +27,17 @@ async function postStory(key: string, body: unknown, headers: Record<string, str
   return { status: res.status, json: res.json as { id?: string; code?: string } };
 }
 
-async function funded(amount: number) {
-  const a = await newAccount(env);
-  await ledgerPost(env.platform.database.db, {
-    accountId: a.id,
-    kind: 'top_up',
-    amount,
-    at: env.clock.now(),
-  });
-  return a;
-}
-
 async function invariants(accountId: string) {
   const db = env.platform.database.db;
-  const [acct] = await db.select().from(accounts).where(eq(accounts.id, accountId));
-  expect(await ledgerSum(db, accountId), 'sum of ledger = balance').toBe(acct!.balance);
-  expect(acct!.balance).toBeGreaterThanOrEqual(0);
+  const acct = await expectLedgerMatchesBalance(db, accountId, 'sum of ledger = balance');
+  expect(acct.balance).toBeGreaterThanOrEqual(0);
   const [n] = await db.select({ n: count() }).from(posts).where(eq(posts.accountId, accountId));
-  return { balance: acct!.balance, posts: n!.n };
+  return { balance: acct.balance, posts: n!.n };
 }
 
 describe('no double charge, no overdraft', () => {
   it('50 concurrent POSTs with one Idempotency-Key create one post and one charge', async () => {
-    const a = await funded(1_000_000);
+    const a = await creditedAccount(env, 1_000_000);
     const body = { title: 'Race', body: story() };
     const rs = await Promise.all(
       Array.from({ length: 50 }, () => postStory(a.key, body, { 'idempotency-key': 'race-key-0001' })),
@@ -71,7 +59,7 @@ describe('no double charge, no overdraft', () => {
   });
 
   it('50 concurrent POSTs on a balance for 10 create exactly 10 and answer 402 to the rest', async () => {
-    const a = await funded(2_500_000);
+    const a = await creditedAccount(env, 2_500_000);
     const rs = await Promise.all(
       Array.from({ length: 50 }, (_, i) => postStory(a.key, { title: `c${i}`, body: story() })),
     );
@@ -82,7 +70,7 @@ describe('no double charge, no overdraft', () => {
   });
 
   it('concurrent posts from two keys of one account share one balance', async () => {
-    const a = await funded(1_250_000);
+    const a = await creditedAccount(env, 1_250_000);
     const owner = await env.platform.services.keys.createForOwner(a.id);
     const rs = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>

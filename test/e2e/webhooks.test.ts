@@ -13,6 +13,7 @@ import { WebhookContract } from '../helpers/asyncapi.js';
 import { TestClock } from '../helpers/clock.js';
 import { expectProblem, fundedAccount, newAccount, wordsExactly } from '../helpers/flows.js';
 import { openTestDatabase, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { NON_PUBLIC_URLS } from '../helpers/ssrf.js';
 import { story } from '../helpers/stories.js';
 
 const POST_EVENTS = ['post.published', 'post.rejected', 'post.review', 'post.removed'];
@@ -756,21 +757,8 @@ describe('SSRF with no allow list', () => {
   afterAll(async () => ssrf?.close());
 
   it.each([
-    'https://127.0.0.1/',
-    'https://localhost/',
-    'https://10.0.0.1/',
-    'https://172.16.5.4/',
-    'https://192.168.1.1/',
+    ...NON_PUBLIC_URLS,
     'https://169.254.169.254/',
-    'https://100.64.0.1/',
-    'https://[::1]/',
-    'https://[fc00::1]/',
-    'https://[fe80::1]/',
-    'https://[::ffff:127.0.0.1]/',
-    'https://[64:ff9b::a00:1]/',
-    'https://2130706433/',
-    'https://0177.0.0.1/',
-    'https://internal.example/',
     'http://example.com/',
     'https://example.com:8443/',
     'https://user:pass@example.com/',

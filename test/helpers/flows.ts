@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { post as ledgerPost } from '../../src/core/billing/ledger.js';
 import { ADMIN_TOKEN, type Reply, type TestEnv } from './harness.js';
 
 export const uniq = () => randomBytes(4).toString('hex');
@@ -62,6 +63,18 @@ export async function fundedAccount(env: TestEnv, amount = 5_000_000): Promise<T
   const r = await env.call('POST', '/v1/manage/top-ups', { key: owner, body: { amount } });
   expect(r.status, r.text).toBe(201);
   return acct;
+}
+
+/** A new account credited `amount` straight in the ledger (no owner, no payment provider). */
+export async function creditedAccount(env: TestEnv, amount: number): Promise<TestAccount> {
+  const a = await newAccount(env);
+  await ledgerPost(env.platform.database.db, {
+    accountId: a.id,
+    kind: 'top_up',
+    amount,
+    at: env.clock.now(),
+  });
+  return a;
 }
 
 /** Exactly n words in two paragraphs. */

@@ -1,11 +1,19 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, expect } from 'vitest';
 import { ledgerSum } from '../../src/core/billing/ledger.js';
+import type { Db } from '../../src/db/client.js';
 import { accounts } from '../../src/db/schema.js';
 import { newAccount, ownerToken, type TestAccount } from './flows.js';
 import type { TestEnv } from './harness.js';
 
 export type OwnedAccount = TestAccount & { owner: string };
+
+/** The money invariant: the sum of the account's ledger rows equals its balance. Answers the account row. */
+export async function expectLedgerMatchesBalance(db: Db, accountId: string, message?: string) {
+  const [row] = await db.select().from(accounts).where(eq(accounts.id, accountId));
+  expect(await ledgerSum(db, accountId), message).toBe(row!.balance);
+  return row!;
+}
 
 /**
  * Accounts with a proven owner for money tests, and the check every money test ends with: for
@@ -16,8 +24,7 @@ export function moneyKit(getEnv: () => TestEnv) {
   const row = async (id: string) => (await db().select().from(accounts).where(eq(accounts.id, id)))[0]!;
   const touched = new Set<string>();
   afterEach(async () => {
-    for (const id of touched)
-      expect(await ledgerSum(db(), id), `ledger of ${id}`).toBe((await row(id)).balance);
+    for (const id of touched) await expectLedgerMatchesBalance(db(), id, `ledger of ${id}`);
     touched.clear();
   });
   return {

@@ -11,7 +11,6 @@ import {
   ONE_LINE_MESSAGE,
   textErrors,
 } from '../../src/core/validation.js';
-import type { Executor } from '../../src/db/client.js';
 import { SiteContent, xml } from '../../src/web/site-content.js';
 
 const ch = (cp: number) => String.fromCodePoint(cp);
@@ -147,7 +146,7 @@ describe('the Atom feed', () => {
 
   async function atom(posts: PublicPost[]): Promise<string> {
     const list = async () => ({ data: posts, next_cursor: null });
-    const content = new SiteContent({ list } as unknown as Posts, {} as Executor, 'http://agentpress.test');
+    const content = new SiteContent({ list } as unknown as Posts, 'http://agentpress.test');
     const page = await content.render('stories', '/feed.xml');
     return page?.body ?? '';
   }

@@ -2,7 +2,7 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import { ledger } from '../../db/schema.js';
 import type { Deps } from '../context.js';
-import { invalidCursor } from '../validation.js';
+import { invalidCursor, pageOf } from '../validation.js';
 
 export const ledgerQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -18,7 +18,7 @@ export const ledgerEntryView = z.object({
   memo: z.string().nullable(),
   created_at: z.string(),
 });
-export const ledgerPage = z.object({ data: z.array(ledgerEntryView), next_cursor: z.string().nullable() });
+export const ledgerPage = pageOf(ledgerEntryView);
 export type LedgerPage = z.infer<typeof ledgerPage>;
 
 /** The account's ledger, newest first, as the owner reads it. */

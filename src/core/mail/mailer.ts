@@ -248,3 +248,12 @@ export async function listOutbox(
     created_at: r.createdAt.toISOString(),
   }));
 }
+
+/** The mail the outbox transport kept, for staff (GET /v1/admin/outbox): the faces never see the database. */
+export class Outbox {
+  constructor(private readonly db: Db) {}
+
+  list(to: string | undefined, limit?: number): Promise<z.infer<typeof outboxMessage>[]> {
+    return listOutbox(this.db, to, limit);
+  }
+}

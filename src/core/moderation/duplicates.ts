@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray, isNotNull, lt, lte, or } from 'drizzle-orm';
-import type { SiteKind } from '../../config.js';
 import type { Executor } from '../../db/client.js';
 import { posts } from '../../db/schema.js';
 import { countWords } from '../posts/text.js';
+import type { SiteKind } from '../sites/sites.js';
 import { fingerprint, mostSimilar } from './near-duplicate.js';
 
 /** Texts shorter than this are not compared: too few five-word sequences to tell copies apart. */

@@ -1,5 +1,4 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Config } from '../../config.js';
 import type { Executor } from '../../db/client.js';
 import { serviceState } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
@@ -194,22 +193,24 @@ function secondsFromEstimate(e: Estimate, perPost: number): number {
   return e.state === 'running' ? 0 : Math.max(0, e.retry_after_seconds - perPost);
 }
 
-type LifecycleConfig = Pick<
-  Config,
-  | 'moderator'
-  | 'moderatorUrl'
-  | 'moderatorApiKey'
-  | 'moderatorStartSeconds'
-  | 'moderatorIdleSeconds'
-  | 'moderatorStartCommand'
-  | 'moderatorStartUrl'
-  | 'moderatorStopCommand'
-  | 'moderatorStopUrl'
-  | 'moderatorHealthUrl'
-  | 'moderatorStartTimeoutSeconds'
-  | 'moderatorStartRetrySeconds'
-  | 'moderatorProbeSeconds'
->;
+/** The settings the model lifecycle reads; src/config.ts's Config extends this interface. */
+export interface LifecycleConfig {
+  moderator: 'local' | 'openai';
+  moderatorUrl: string | undefined;
+  moderatorApiKey: string | undefined;
+  moderatorStartSeconds: number;
+  moderatorIdleSeconds: number;
+  /** MODERATOR=openai: start (a shell command run detached, or a URL POSTed), stop (likewise), probe. */
+  moderatorStartCommand: string | undefined;
+  moderatorStartUrl: string | undefined;
+  moderatorStopCommand: string | undefined;
+  moderatorStopUrl: string | undefined;
+  /** GET, 2xx = ready; default MODERATOR_URL + /models. */
+  moderatorHealthUrl: string | undefined;
+  moderatorStartTimeoutSeconds: number;
+  moderatorStartRetrySeconds: number;
+  moderatorProbeSeconds: number;
+}
 
 /** Emulated with MODERATOR=local; with MODERATOR=openai, a real server started, probed and stopped. */
 export function modelLifecycle(

@@ -1,10 +1,10 @@
 import { and, asc, eq, lt } from 'drizzle-orm';
-import type { SiteKind } from '../../config.js';
 import { posts } from '../../db/schema.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Deps } from '../context.js';
+import type { JobSender } from '../jobs.js';
 import { toOwn } from '../posts/views.js';
 import type { SiteRebuilds } from '../sites/changes.js';
+import type { SiteKind } from '../sites/sites.js';
 import type { Events, PostEventType } from '../webhooks/events.js';
 import { nearestEarlierPost } from './duplicates.js';
 import type { ModelLifecycle } from './lifecycle.js';
@@ -18,7 +18,7 @@ export class ModerationService {
     private readonly deps: Deps,
     private readonly lifecycle: ModelLifecycle,
     private readonly moderator: Moderator,
-    private readonly jobs: JobQueue,
+    private readonly jobs: JobSender,
     private readonly events: Events,
     /** Runs after a fine commits: auto-recharge and the low-balance e-mail. */
     private readonly watch?: { afterDebit(accountId: string): Promise<void> },

@@ -1,5 +1,5 @@
-import type { SiteKind } from '../../config.js';
 import type { AbuseCategory } from '../policy/types.js';
+import type { SiteKind } from '../sites/sites.js';
 import { type Classification, type ClassifierModel, classify, policyClassifier } from './classifier.js';
 import { type PrefilterResult, QUALITY_REJECT, type Signal } from './prefilter.js';
 import { triage } from './triage.js';

@@ -1,7 +1,7 @@
 import { deflateRawSync } from 'node:zlib';
 import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from 'obscenity';
-import type { SiteKind } from '../../config.js';
 import { countWords, LINK_PATTERN, paragraphs } from '../posts/text.js';
+import type { SiteKind } from '../sites/sites.js';
 import { NEAR_DUPLICATE_THRESHOLD } from './near-duplicate.js';
 
 /** The dataset's words that insult people for who they are; the rest counts as profanity. */

@@ -339,8 +339,16 @@ const excerptOf = (p: string, n = 200) => {
   return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
 };
 
-/** A phrase of two or three words (not function words) repeated this often is keyword stuffing. */
-const STUFFING_REPEATS = 6;
+/**
+ * Keyword stuffing: a three-word phrase of content words said five times or more,
+ * or a two-word phrase of content words ten times or more, the repeats making up a tenth of the
+ * text or more. Natural prose repeats a phrase for
+ * effect two or three times; search-engine copy repeats the product's name in every sentence.
+ */
+const STUFFED_TRIGRAM = 5;
+const STUFFED_BIGRAM = 10;
+/** ...and the repeats cover at least this share of the words. */
+const STUFFED_SHARE = 0.1;
 const FUNCTION_WORDS = new Set(
   'the a an and or but of to in on at for with from by as is was were be been it its this that these those he she they we you i his her their our your my me him them us not no so if then than there here what which who when where how all any each'.split(
     ' ',
@@ -349,18 +357,29 @@ const FUNCTION_WORDS = new Set(
 
 function keywordStuffing(paragraphs: string[]): TriageSignal | null {
   const counts = new Map<string, number>();
-  paragraphs.forEach((p) => {
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  let total = 0;
+  for (const p of paragraphs) {
     const words = p.toLowerCase().match(/[a-z0-9']+/g) ?? [];
+    total += words.length;
     for (let i = 0; i + 1 < words.length; i++) {
-      const a = words[i]!;
-      const b = words[i + 1]!;
-      if (FUNCTION_WORDS.has(a) || FUNCTION_WORDS.has(b)) continue;
-      const key = `${a} ${b}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      const [a, b, c] = [words[i]!, words[i + 1]!, words[i + 2]];
+      if (!FUNCTION_WORDS.has(a) && !FUNCTION_WORDS.has(b)) add(`${a} ${b}`);
+      if (c !== undefined && !FUNCTION_WORDS.has(a) && !FUNCTION_WORDS.has(b) && !FUNCTION_WORDS.has(c))
+        add(`${a} ${b} ${c}`);
     }
-  });
-  const [phrase, n] = [...counts].sort((x, y) => y[1] - x[1])[0] ?? ['', 0];
-  if (n < STUFFING_REPEATS) return null;
+  }
+  const stuffed = [...counts]
+    .filter(([k, n]) => {
+      const size = k.split(' ').length;
+      return (
+        n >= (size === 3 ? STUFFED_TRIGRAM : STUFFED_BIGRAM) &&
+        (n * size) / Math.max(1, total) >= STUFFED_SHARE
+      );
+    })
+    .sort((x, y) => y[1] - x[1])[0];
+  if (!stuffed) return null;
+  const [phrase, n] = stuffed;
   const at = Math.max(
     0,
     paragraphs.findIndex((p) => p.toLowerCase().includes(phrase)),

@@ -17,55 +17,51 @@ export interface Applied {
  * on status = 'queued' makes a second run (a job that ran twice) a no-op. Money and strikes move
  * in the same transaction.
  */
-export async function applyVerdict(
+export function applyVerdict(
   tx: Executor,
   clock: Clock,
   postId: string,
   v: Verdict,
 ): Promise<Applied | null> {
-  const now = clock.now();
   const status = v.decision === 'publish' ? 'published' : v.decision === 'review' ? 'review' : 'rejected';
-  const rejected = status === 'rejected';
-  const refund = rejected && v.category === 'low_quality';
-  const [row] = await tx
-    .update(posts)
-    .set({
-      status,
-      decidedAt: now,
-      publishedAt: status === 'published' ? now : null,
-      rejectionCategory: rejected ? (v.category ?? 'low_quality') : null,
-      rejectionReason: rejected ? v.reason : null,
-      refunded: refund,
-      moderation: { ...v, decided_at: now.toISOString() } as unknown as Record<string, unknown>,
-    })
-    .where(and(eq(posts.id, postId), eq(posts.status, 'queued')))
-    .returning();
-  if (!row) return null;
-  const banned = await settleMoney(tx, clock, row, v);
-  return { post: row, banned };
+  return decide(tx, clock, postId, v, { from: 'queued', to: status, recordVerdict: true });
 }
 
 /** A person decides a post in review (publish or reject); the same money rules apply. */
-export async function decideReview(
+export function decideReview(
   tx: Executor,
   clock: Clock,
   postId: string,
   v: Verdict,
 ): Promise<Applied | null> {
+  const status = v.decision === 'reject' ? 'rejected' : 'published';
+  return decide(tx, clock, postId, v, { from: 'review', to: status, recordVerdict: false });
+}
+
+/** Moves the post from `from` to `to` (a no-op when it is no longer in `from`), then settles the money. */
+async function decide(
+  tx: Executor,
+  clock: Clock,
+  postId: string,
+  v: Verdict,
+  move: { from: 'queued' | 'review'; to: 'published' | 'review' | 'rejected'; recordVerdict: boolean },
+): Promise<Applied | null> {
   const now = clock.now();
-  const rejected = v.decision === 'reject';
-  const refund = rejected && v.category === 'low_quality';
+  const rejected = move.to === 'rejected';
   const [row] = await tx
     .update(posts)
     .set({
-      status: rejected ? 'rejected' : 'published',
+      status: move.to,
       decidedAt: now,
-      publishedAt: rejected ? null : now,
+      publishedAt: move.to === 'published' ? now : null,
       rejectionCategory: rejected ? (v.category ?? 'low_quality') : null,
       rejectionReason: rejected ? v.reason : null,
-      refunded: refund,
+      refunded: rejected && v.category === 'low_quality',
+      ...(move.recordVerdict
+        ? { moderation: { ...v, decided_at: now.toISOString() } as unknown as Record<string, unknown> }
+        : {}),
     })
-    .where(and(eq(posts.id, postId), eq(posts.status, 'review')))
+    .where(and(eq(posts.id, postId), eq(posts.status, move.from)))
     .returning();
   if (!row) return null;
   return { post: row, banned: await settleMoney(tx, clock, row, v) };
@@ -86,7 +82,7 @@ async function settleMoney(tx: Executor, clock: Clock, row: PostRow, v: Verdict)
     return false;
   }
   if (!v.strike) return false;
-  // An abusive post costs 10x the post price in all: the fee already paid plus the rest as a fine.
+  // An abusive post costs abuse_multiplier times the post price in all: the fee already paid plus the rest as a fine.
   const fine = row.charged * PRICES.abuse_multiplier - row.charged;
   await ledgerPost(tx, {
     accountId: row.accountId,

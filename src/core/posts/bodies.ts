@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { SiteKind } from '../../config.js';
 import { PRICES } from '../pricing.js';
 import { locationSchema, messageLocationSchema, timeZoneSchema } from '../sites/place.js';
+import type { SiteKind } from '../sites/sites.js';
 import { line, parseOrThrow, validationProblem } from '../validation.js';
 import { CONTROL_CHARS, countWords, LINK_PATTERN, normalizeText } from './text.js';
 

@@ -1,18 +1,18 @@
-import { and, asc, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
-import type { SiteKind } from '../../config.js';
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { posts } from '../../db/schema.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Accounts } from '../accounts/accounts.js';
 import type { Principal } from '../accounts/keys.js';
 import { post as ledgerPost } from '../billing/ledger.js';
 import type { Deps } from '../context.js';
+import type { JobSender } from '../jobs.js';
 import { nearestEarlierPost, postFingerprint } from '../moderation/duplicates.js';
 import type { ModelLifecycle } from '../moderation/lifecycle.js';
 import { type PrefilterResult, prefilter } from '../moderation/prefilter.js';
 import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
-import type { SiteRebuilds } from '../sites/changes.js';
+import type { SitePost, SiteRebuilds } from '../sites/changes.js';
+import type { SiteKind } from '../sites/sites.js';
 import { invalidCursor } from '../validation.js';
 import { normalizeBody } from './bodies.js';
 import { checkIdempotencyKey, Idempotency, requestHash, type StoredResponse } from './idempotency.js';
@@ -56,7 +56,7 @@ export class Posts {
     private readonly deps: Deps,
     private readonly accounts: Accounts,
     private readonly lifecycle: ModelLifecycle,
-    private readonly jobs: JobQueue,
+    private readonly jobs: JobSender,
     /** Runs after a charge commits: auto-recharge and the low-balance e-mail. */
     private readonly watch?: { afterDebit(accountId: string): Promise<void> },
     private readonly site?: SiteRebuilds,
@@ -186,6 +186,27 @@ export class Posts {
     if (row && principal && row.accountId === principal.accountId) return this.own(row);
     if (row?.status !== 'published') throw new Problem('not_found', { detail: `No published post ${id}.` });
     return toPublic(row, this.deps.baseUrl);
+  }
+
+  /** True when the post existed and was deleted or removed (its page answers 410 Gone). */
+  async gone(id: string): Promise<boolean> {
+    const [row] = await this.deps.db.select({ status: posts.status }).from(posts).where(eq(posts.id, id));
+    return row?.status === 'deleted' || row?.status === 'removed';
+  }
+
+  /** What each published post of a site contributes to the site's pages (see pathsForPost). */
+  async publishedOn(site: SiteKind): Promise<SitePost[]> {
+    return this.deps.db
+      .select({
+        id: posts.id,
+        site: posts.site,
+        topics: posts.topics,
+        fields: posts.fields,
+        country: posts.country,
+        state: posts.state,
+      })
+      .from(posts)
+      .where(and(eq(posts.site, site), inArray(posts.status, ['published'])));
   }
 
   async own(row: PostRow): Promise<OwnPost> {

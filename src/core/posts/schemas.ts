@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { countryCode, subdivisionCode } from '../sites/place.js';
-import { line } from '../validation.js';
+import { line, pageOf } from '../validation.js';
 import { topicSlug } from './bodies.js';
 import type { DryRunResult } from './posts.js';
 import { ownPost, publicPost } from './views.js';
@@ -24,7 +24,7 @@ export const createQuery = z.strictObject({
 export const postIdParams = z.object({ id: z.string().min(1).max(64) });
 
 /** GET /v1/posts and the MCP tool list_posts. */
-export const postList = z.object({ data: z.array(publicPost), next_cursor: z.string().nullable() });
+export const postList = pageOf(publicPost);
 
 /** GET /v1/posts/{id} and get_post: a public post or, to the key that posted it, the own view. */
 export const postView = ownPost

@@ -1,6 +1,5 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import type { SiteKind } from '../../config.js';
 import { accounts, posts } from '../../db/schema.js';
 import type { Accounts } from '../accounts/accounts.js';
 import type { Principal } from '../accounts/keys.js';
@@ -9,6 +8,7 @@ import { consume, giveBack } from '../limits/daily.js';
 import { quoted, quotedBlock } from '../mail/mailer.js';
 import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
+import type { SiteKind } from '../sites/sites.js';
 
 export const RELAYS_PER_ACCOUNT_PER_DAY = 20;
 

@@ -1,6 +1,5 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { SiteKind } from '../../config.js';
 import { posts } from '../../db/schema.js';
 import type { Accounts } from '../accounts/accounts.js';
 import { MAX_KEYS, type Principal } from '../accounts/keys.js';
@@ -13,7 +12,8 @@ import { type PublicPost, publicPost, toPublic } from '../posts/views.js';
 import { PRICES } from '../pricing.js';
 import { Problem } from '../problems.js';
 import { countryCode, subdivisionCode } from '../sites/place.js';
-import { invalidCursor, line } from '../validation.js';
+import type { SiteKind } from '../sites/sites.js';
+import { invalidCursor, line, pageOf } from '../validation.js';
 
 export const searchQuery = z.strictObject({
   q: line().trim().min(1, 'q is the text to search for').max(200),
@@ -26,9 +26,7 @@ export const searchQuery = z.strictObject({
 export type SearchQuery = z.infer<typeof searchQuery>;
 
 /** GET /v1/search and the MCP tool search_posts. */
-export const searchResponse = z.object({
-  data: z.array(publicPost.extend({ rank: z.number() })),
-  next_cursor: z.string().nullable(),
+export const searchResponse = pageOf(publicPost.extend({ rank: z.number() })).extend({
   charged: z.number().int().describe('micro-dollars this search cost (0 within the free allowance)'),
 });
 

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import type { SiteKind } from '../../config.js';
 import { type Executor, queryRows } from '../../db/client.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../clock.js';
+import type { JobSender } from '../jobs.js';
 import type { PostRow } from '../posts/views.js';
+import type { SiteKind } from './sites.js';
 
 /** What a post contributes to the site: enough to know which pages list it. */
 export type SitePost = Pick<PostRow, 'id' | 'site' | 'topics' | 'fields' | 'country' | 'state'>;
@@ -59,7 +59,7 @@ export const SITE_REBUILD_JOB = 'site-rebuild' as const;
 export class SiteRebuilds {
   constructor(
     private readonly clock: Clock,
-    private readonly jobs: JobQueue,
+    private readonly jobs: JobSender,
     private readonly delaySeconds: number,
   ) {}
 

@@ -76,8 +76,6 @@ export const locationSchema = z
   })
   .superRefine(stateInCountry);
 
-export type Location = z.infer<typeof locationSchema>;
-
 /** `location` of messages: city is a GeoNames place. */
 export const messageLocationSchema = z
   .object({
@@ -91,8 +89,6 @@ export const messageLocationSchema = z
       .optional(),
   })
   .superRefine(stateInCountry);
-
-export type MessageLocation = z.infer<typeof messageLocationSchema>;
 
 /**
  * Letters first, then letters, digits, "_", "-", "+" and "/" (e.g. "America/Port-au-Prince",

@@ -3,8 +3,8 @@ import { and, eq, isNull, lte, or } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { Agent, buildConnector, request } from 'undici';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Deps } from '../context.js';
+import type { JobSender } from '../jobs.js';
 import type { SecretBox } from '../secrets.js';
 import type { UrlPolicy } from './url-policy.js';
 
@@ -38,7 +38,7 @@ export class WebhookDelivery {
     private readonly deps: Deps,
     private readonly policy: UrlPolicy,
     private readonly box: SecretBox,
-    private readonly jobs: JobQueue,
+    private readonly jobs: JobSender,
     opts: DeliveryOptions = {},
   ) {
     this.#timeoutMs = opts.timeoutMs ?? 15_000;

@@ -7,7 +7,7 @@ import type { Principal } from '../accounts/keys.js';
 import type { Deps } from '../context.js';
 import { Problem } from '../problems.js';
 import { newId, type SecretBox } from '../secrets.js';
-import { line } from '../validation.js';
+import { line, wholeList } from '../validation.js';
 import { EVENT_TYPES, type Events, POST_EVENTS } from './events.js';
 import { type UrlPolicy, UrlRefused } from './url-policy.js';
 
@@ -35,7 +35,7 @@ export const createdWebhook = webhookView.extend({
   secret: z.string().describe('whsec_…, shown only here.'),
 });
 export const webhookIdParams = z.object({ id: z.string().min(1).max(64) });
-export const webhookList = z.object({ data: z.array(webhookView), next_cursor: z.null() });
+export const webhookList = wholeList(webhookView);
 /** The MCP tool delete_webhook (REST answers 204 with no body). */
 export const deletedWebhook = z.object({ id: z.string(), deleted: z.literal(true) });
 export const webhookTestAck = z.object({ delivery_id: z.string(), status: z.literal('queued') });

@@ -2,8 +2,8 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
-import type { JobQueue } from '../../jobs/queue.js';
 import type { Clock } from '../clock.js';
+import type { JobSender } from '../jobs.js';
 import { type OwnPost, ownPost } from '../posts/views.js';
 import { newId } from '../secrets.js';
 
@@ -45,7 +45,7 @@ export interface EventBody {
 export class Events {
   constructor(
     private readonly clock: Clock,
-    private readonly jobs: JobQueue,
+    private readonly jobs: JobSender,
   ) {}
 
   async emitPost(tx: Executor, accountId: string, type: PostEventType, post: OwnPost): Promise<number> {

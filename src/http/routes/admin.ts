@@ -1,15 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listOutbox, outboxMessage } from '../../core/mail/mailer.js';
+import { outboxMessage } from '../../core/mail/mailer.js';
 import { decisionBody, removeBody, reviewItem } from '../../core/moderation/staff.js';
 import { postIdParams } from '../../core/posts/schemas.js';
 import { ownPost } from '../../core/posts/views.js';
 import { reportView } from '../../core/reports/reports.js';
+import { wholeList } from '../../core/validation.js';
 import type { AppContext } from '../app.js';
 import { operation, STAFF } from '../operation.js';
-
-const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.null() });
 
 /** /v1/admin/*: what the /admin console does, as JSON, for tools and tests. */
 export async function adminRoutes(app: FastifyInstance, { platform }: AppContext) {
@@ -30,7 +29,7 @@ export async function adminRoutes(app: FastifyInstance, { platform }: AppContext
         responses: { 200: z.object({ data: z.array(outboxMessage) }) },
       }),
     },
-    async (req) => ({ data: await listOutbox(platform.database.db, req.query.to, req.query.limit) }),
+    async (req) => ({ data: await platform.services.outbox.list(req.query.to, req.query.limit) }),
   );
 
   r.get(
@@ -40,7 +39,7 @@ export async function adminRoutes(app: FastifyInstance, { platform }: AppContext
         tags: ['staff'],
         summary: 'Posts waiting for a person',
         security: STAFF,
-        responses: { 200: list(reviewItem) },
+        responses: { 200: wholeList(reviewItem) },
       }),
     },
     async () => ({
@@ -88,7 +87,7 @@ export async function adminRoutes(app: FastifyInstance, { platform }: AppContext
         tags: ['staff'],
         summary: 'Reports, newest first',
         security: STAFF,
-        responses: { 200: list(reportView) },
+        responses: { 200: wholeList(reportView) },
       }),
     },
     async () => ({

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { databaseReadiness } from '../../core/database.js';
 import { Problem } from '../../core/problems.js';
 import { safeEqual } from '../../core/secrets.js';
-import { databaseReadiness } from '../../db/client.js';
 import type { AppContext } from '../app.js';
 import { sendProblem } from '../errors.js';
 import { operation, PUBLIC } from '../operation.js';

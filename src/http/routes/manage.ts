@@ -7,6 +7,7 @@ import { autoRechargeBody, autoRechargeSettings } from '../../core/billing/auto-
 import { cardBody, cardSetupView } from '../../core/billing/cards.js';
 import { ledgerPage, ledgerQuery } from '../../core/billing/history.js';
 import { topUpBody, topUpView } from '../../core/billing/top-ups.js';
+import { wholeList } from '../../core/validation.js';
 import type { AppContext } from '../app.js';
 import { ownerOf } from '../guard.js';
 import { OWNER, operation, PUBLIC } from '../operation.js';
@@ -76,7 +77,7 @@ export async function manageRoutes(app: FastifyInstance, { platform }: AppContex
         tags: ['owner'],
         summary: 'Live API keys (prefixes only)',
         security: OWNER,
-        responses: { 200: z.object({ data: z.array(keyView), next_cursor: z.null() }) },
+        responses: { 200: wholeList(keyView) },
       }),
     },
     async (req) => ({ data: await keys.list(ownerOf(req)), next_cursor: null }),

@@ -1,37 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SiteKind } from '../../config.js';
 import { jsonFeedSchema } from '../../core/posts/feed.js';
 import { postIdParams } from '../../core/posts/schemas.js';
 import { publicPost } from '../../core/posts/views.js';
 import { Problem } from '../../core/problems.js';
+import type { SiteKind } from '../../core/sites/sites.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { Platform } from '../../platform.js';
-import { PAGE_CSP } from '../../web/layout.js';
 import { cacheControl, contentType } from '../../web/site-content.js';
 import { etagOf } from '../../web/site-files.js';
 import { missingPostPage } from '../../web/site-pages.js';
 import type { AppContext } from '../app.js';
 import { operation, PUBLIC } from '../operation.js';
-
-/** Sends with a strong ETag and answers 304 to a matching If-None-Match. */
-export function sendCached(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  body: string | Buffer,
-  type: string,
-  maxAge = 60,
-  etag = etagOf(body),
-) {
-  const page = type.startsWith('text/html');
-  // Pages revalidate every time (a 304 is cheap) so a rebuild shows at once; data files may be cached briefly.
-  reply
-    .header('etag', etag)
-    .header('cache-control', page ? 'public, no-cache' : `public, max-age=${maxAge}`)
-    .type(type);
-  if (page) reply.header('content-security-policy', PAGE_CSP).header('referrer-policy', 'no-referrer');
-  if (req.headers['if-none-match'] === etag) return reply.code(304).send();
-  return reply.send(body);
-}
+import { pageHeaders } from '../page-headers.js';
 
 /**
  * The public site: pages and their JSON twins, feeds, sitemap. Free and never rate limited.
@@ -96,7 +76,7 @@ export async function siteRoutes(app: FastifyInstance, { platform }: AppContext)
 
 /** Serves one site path: the built file, else the page rendered now, else 404 (410 for a deleted post's page). */
 export function sitePathServer(platform: Platform) {
-  const { siteContent: content, site: builder } = platform.services;
+  const { siteContent: content, siteBuilder: builder } = platform.services;
   const files = builder.files;
   const { sites } = platform.config;
   const siteOf = (req: FastifyRequest) => siteForHost(sites, req.hostname);
@@ -111,9 +91,7 @@ export function sitePathServer(platform: Platform) {
     const type = contentType(path);
     const tag = etag ?? etagOf(body);
     reply.header('etag', tag).header('cache-control', cacheControl(path, type)).type(type);
-    if (type.startsWith('text/html')) {
-      reply.header('content-security-policy', PAGE_CSP).header('referrer-policy', 'no-referrer');
-    }
+    if (type.startsWith('text/html')) pageHeaders(reply);
     if (req.headers['if-none-match'] === tag) return reply.code(304).send();
     return reply.send(body);
   };
@@ -124,11 +102,9 @@ export function sitePathServer(platform: Platform) {
     const post = /^\/p\/([A-Za-z0-9_-]{1,64})$/.exec(path);
     if (post) {
       const gone = await content.gone(post[1]!);
-      return reply
-        .code(gone ? 410 : 404)
-        .type('text/html; charset=utf-8')
-        .header('content-security-policy', PAGE_CSP)
-        .send(missingPostPage(gone));
+      return pageHeaders(reply.code(gone ? 410 : 404).type('text/html; charset=utf-8')).send(
+        missingPostPage(gone),
+      );
     }
     throw new Problem('not_found', { detail: `No page ${path} on this site.` });
   };

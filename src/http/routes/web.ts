@@ -4,22 +4,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PRICES } from '../../core/pricing.js';
 import { isProblem } from '../../core/problems.js';
 import { accountDeletedPage, accountPage, linkExpiredPage, proveOwnerPage } from '../../web/account-page.js';
-import { PAGE_CSP } from '../../web/layout.js';
 import type { AppContext } from '../app.js';
 import { OWNER_COOKIE } from '../auth.js';
 import { optionalOwnerOf, ownerOf } from '../guard.js';
+import { pageHeaders } from '../page-headers.js';
 import { adminWebRoutes } from './admin-web.js';
 
 const css = readFileSync(new URL('../../web/assets/site.css', import.meta.url));
 
 export function html(reply: FastifyReply, body: string, status = 200) {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('content-security-policy', PAGE_CSP)
-    .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY')
-    .send(body);
+  return pageHeaders(reply.code(status).type('text/html; charset=utf-8')).send(body);
 }
 
 type Form = Record<string, string | undefined>;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { EXAMPLES } from '../../contracts/examples.js';
+import { wholeList } from '../../core/validation.js';
 import {
   createdWebhook,
   createWebhookBody,
@@ -88,7 +88,7 @@ export async function webhookRoutes(app: FastifyInstance, { platform }: AppConte
         summary: 'Recent deliveries to an endpoint with every attempt (status, latency, error)',
         security: KEYED,
         params: webhookIdParams,
-        responses: { 200: z.object({ data: z.array(deliveryView), next_cursor: z.null() }) },
+        responses: { 200: wholeList(deliveryView) },
         problems: ['not_found'],
       }),
     },

@@ -1,6 +1,15 @@
 import type { AbuseCategory } from '../../policy/types.js';
 import { LocalModerator, type ModerationInput, type RejectionCategory } from '../moderator.js';
-import type { ChatReply, ProfileVerdict, TokenLogprob } from './types.js';
+import type {
+  ChatReply,
+  ChatRequest,
+  ModeratorProfile,
+  ModeratorProfileName,
+  ParseResult,
+  ProfileOptions,
+  ProfileVerdict,
+  TokenLogprob,
+} from './types.js';
 
 /**
  * What the guard profiles share: a guard model has its own taxonomy, so its answer is mapped to our
@@ -226,5 +235,43 @@ export async function guardVerdict(
     confidence: p,
     strike: true,
     details: { ...details, outcome: 'accepted' },
+  };
+}
+
+/**
+ * The profile of a guard model: the post alone as the user message (the server's chat template
+ * builds the guard prompt), logprobs asked for; `read` checks the answer's form and guardVerdict
+ * turns a well-formed one into a verdict.
+ */
+export function guardProfile(
+  name: ModeratorProfileName,
+  spec: GuardSpec,
+  read: (content: string | null) => ({ ok: true } & GuardAnswer) | { ok: false; error: string },
+  opts: ProfileOptions,
+): ModeratorProfile {
+  return {
+    name,
+    maxTokens: 64,
+    timeoutMs: 60_000,
+    request(input: ModerationInput): ChatRequest {
+      return {
+        messages: [{ role: 'user', content: guardUserMessage(input).content }],
+        params: { logprobs: true },
+      };
+    },
+    async parse(reply: ChatReply, input: ModerationInput): Promise<ParseResult> {
+      const a = read(reply.content);
+      if (!a.ok) return a;
+      return {
+        ok: true,
+        verdict: await guardVerdict(
+          { label: a.label, categories: a.categories },
+          reply,
+          input,
+          spec,
+          opts.strikeConfidence,
+        ),
+      };
+    },
   };
 }

@@ -1,4 +1,3 @@
-import type { Config } from '../../../config.js';
 import { gptOssSafeguardProfile } from './gpt-oss-safeguard.js';
 import { jsonProfile } from './json.js';
 import { llamaGuardProfile } from './llama-guard.js';
@@ -7,8 +6,8 @@ import type { ModeratorProfile, ModeratorProfileName, ProfileOptions } from './t
 
 export type * from './types.js';
 
-/** One factory per MODERATOR_PROFILE value (the Record keeps them in step with config.ts). */
-const PROFILES: Record<Config['moderatorProfile'], (opts: ProfileOptions) => ModeratorProfile> = {
+/** One factory per MODERATOR_PROFILE value (the Record keeps them in step with MODERATOR_PROFILE_NAMES). */
+const PROFILES: Record<ModeratorProfileName, (opts: ProfileOptions) => ModeratorProfile> = {
   json: jsonProfile,
   'gpt-oss-safeguard': gptOssSafeguardProfile,
   qwen3guard: qwen3guardProfile,

@@ -1,8 +1,7 @@
 import type { AbuseCategory } from '../../policy/types.js';
-import type { ModerationInput } from '../moderator.js';
-import { type GuardCategory, type GuardSpec, guardUserMessage, guardVerdict } from './guard.js';
+import { type GuardCategory, type GuardSpec, guardProfile } from './guard.js';
 import { stripThink } from './text.js';
-import type { ChatReply, ChatRequest, ModeratorProfile, ParseResult, ProfileOptions } from './types.js';
+import type { ModeratorProfile, ProfileOptions } from './types.js';
 
 /**
  * `llama-guard`: Meta's Llama Guard 3 (1B, 8B) and 4 (12B). The post is the user message and the
@@ -66,29 +65,13 @@ export function parseLlamaGuard(
 }
 
 export function llamaGuardProfile(opts: ProfileOptions): ModeratorProfile {
-  return {
-    name: 'llama-guard',
-    maxTokens: 64,
-    timeoutMs: 60_000,
-    request(input: ModerationInput): ChatRequest {
-      return {
-        messages: [{ role: 'user', content: guardUserMessage(input).content }],
-        params: { logprobs: true },
-      };
+  return guardProfile(
+    'llama-guard',
+    LLAMA_GUARD,
+    (content) => {
+      const a = parseLlamaGuard(content);
+      return a.ok ? { ok: true, label: a.label, categories: a.codes } : a;
     },
-    async parse(reply: ChatReply, input: ModerationInput): Promise<ParseResult> {
-      const a = parseLlamaGuard(reply.content);
-      if (!a.ok) return a;
-      return {
-        ok: true,
-        verdict: await guardVerdict(
-          { label: a.label, categories: a.codes },
-          reply,
-          input,
-          LLAMA_GUARD,
-          opts.strikeConfidence,
-        ),
-      };
-    },
-  };
+    opts,
+  );
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AbuseCategory, Policy } from '../../policy/types.js';
+import { ABUSE_CATEGORIES, type AbuseCategory, type Policy } from '../../policy/types.js';
 import type { ModerationInput, RejectionCategory, Verdict } from '../moderator.js';
 import { clip, findJsonObject, stripThink, truncateBytes } from './text.js';
 import type { ChatMessage, ProfileVerdict } from './types.js';
@@ -10,19 +10,8 @@ import type { ChatMessage, ProfileVerdict } from './types.js';
  * category, evidence and a confidence at or above the strike threshold, or it goes to review.
  */
 
-/** Every abuse category id, kept exhaustive by the Record type (a new category fails to compile). */
-export const ABUSE: Record<AbuseCategory, true> = {
-  spam: true,
-  harassment: true,
-  hate: true,
-  sexual_minors: true,
-  violence_instructions: true,
-  self_harm: true,
-  privacy: true,
-  agent_injection: true,
-  illegal: true,
-};
-export const ABUSE_IDS = Object.keys(ABUSE) as AbuseCategory[];
+/** Every abuse category id (the list lives once, in the policy types). */
+export const ABUSE_IDS: readonly AbuseCategory[] = ABUSE_CATEGORIES;
 const CATEGORIES = ['low_quality', ...ABUSE_IDS] as [RejectionCategory, ...RejectionCategory[]];
 
 const verdictShape = {

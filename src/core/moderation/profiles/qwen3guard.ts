@@ -1,8 +1,7 @@
 import type { AbuseCategory } from '../../policy/types.js';
-import type { ModerationInput } from '../moderator.js';
-import { type GuardCategory, type GuardSpec, guardUserMessage, guardVerdict } from './guard.js';
+import { type GuardCategory, type GuardSpec, guardProfile } from './guard.js';
 import { stripThink } from './text.js';
-import type { ChatReply, ChatRequest, ModeratorProfile, ParseResult, ProfileOptions } from './types.js';
+import type { ModeratorProfile, ProfileOptions } from './types.js';
 
 /**
  * `qwen3guard`: Qwen3Guard-Gen (0.6B, 4B, 8B). The post is the user message (prompt moderation)
@@ -74,29 +73,5 @@ export function parseQwen3Guard(
 }
 
 export function qwen3guardProfile(opts: ProfileOptions): ModeratorProfile {
-  return {
-    name: 'qwen3guard',
-    maxTokens: 64,
-    timeoutMs: 60_000,
-    request(input: ModerationInput): ChatRequest {
-      return {
-        messages: [{ role: 'user', content: guardUserMessage(input).content }],
-        params: { logprobs: true },
-      };
-    },
-    async parse(reply: ChatReply, input: ModerationInput): Promise<ParseResult> {
-      const a = parseQwen3Guard(reply.content);
-      if (!a.ok) return a;
-      return {
-        ok: true,
-        verdict: await guardVerdict(
-          { label: a.label, categories: a.categories },
-          reply,
-          input,
-          QWEN3GUARD,
-          opts.strikeConfidence,
-        ),
-      };
-    },
-  };
+  return guardProfile('qwen3guard', QWEN3GUARD, parseQwen3Guard, opts);
 }

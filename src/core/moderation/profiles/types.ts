@@ -1,4 +1,3 @@
-import type { Config } from '../../../config.js';
 import type { Policy } from '../../policy/types.js';
 import type { ModerationInput, Verdict } from '../moderator.js';
 
@@ -8,7 +7,10 @@ import type { ModerationInput, Verdict } from '../moderator.js';
  * attempts and the audit trail are shared once, in OpenAIModerator (openai.ts); a profile only
  * builds the request and reads the answer.
  */
-export type ModeratorProfileName = Config['moderatorProfile'];
+export const MODERATOR_PROFILE_NAMES = ['json', 'gpt-oss-safeguard', 'qwen3guard', 'llama-guard'] as const;
+
+/** MODERATOR_PROFILE: the model family behind MODERATOR=openai (src/config.ts reads it from this list). */
+export type ModeratorProfileName = (typeof MODERATOR_PROFILE_NAMES)[number];
 
 export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
 
