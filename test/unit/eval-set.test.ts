@@ -112,10 +112,12 @@ describe('moderation evaluation set (eval/stories)', () => {
 });
 
 describe.each([
-  ['eval/blind-a', BLIND_A_DIR],
-  ['eval/blind-b', BLIND_B_DIR],
-  ['eval/heldout-c', HELDOUT_DIR],
-])('the sets written blind (%s)', (_name, dir) => {
+  ['eval/blind-a', BLIND_A_DIR, true],
+  ['eval/blind-b', BLIND_B_DIR, true],
+  // The held-out set is measured, not tuned against: its one false rejection (a good story
+  // rejected as low quality, refunded) is reported in the README rather than fixed here.
+  ['eval/heldout-c', HELDOUT_DIR, false],
+])('the sets written blind (%s)', (_name, dir, noFalseRejection) => {
   const set = loadEvalSet(dir);
   const abuse = set.filter((i) => i.category !== null && i.category !== 'low_quality');
 
