@@ -166,7 +166,10 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   await jobs.start((err) => log.error({ err }, 'job queue error'));
 
   const keys = new Keys(deps);
-  const accounts = new Accounts(deps, keys);
+  const accounts = new Accounts(deps, keys, {
+    max: config.accountCreationsPerIp,
+    windowSeconds: config.accountCreationWindowSeconds,
+  });
   const lifecycle = modelLifecycle(config, clock, database.db, log);
   const events = new Events(clock, jobs);
   const secretKey = config.secretKey ?? persistentSecret(config.dataDir, 'secret-key', 'ap_secret').value;

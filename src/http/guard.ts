@@ -29,11 +29,11 @@ export type Access =
   | 'owner-page?'
   | 'staff-page';
 
-/** A page that needs a session says what to answer without one (a sign-in page, a 401 page). */
-export interface PageAccess {
-  access: Access;
-  denied?: (req: FastifyRequest, reply: FastifyReply) => unknown;
-}
+/** What a page that needs a session answers without one (a sign-in page, a 401 page). */
+type Denied = (req: FastifyRequest, reply: FastifyReply) => unknown;
+
+/** The access of a form page: anyone may post it, from this site only (CSRF). */
+export const FORM_PAGE = { config: { access: 'page' as const } };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -43,7 +43,7 @@ declare module 'fastify' {
     access?: Access;
     /** The route checks the text of its body itself (MCP tool arguments): see clean-input.ts. */
     bodyTextCheckedBy?: 'mcp';
-    denied?: (req: FastifyRequest, reply: FastifyReply) => unknown;
+    denied?: Denied;
   }
 }
 
@@ -85,15 +85,14 @@ export function installGuard(app: FastifyInstance, auth: Auth, baseUrl: string):
 
   app.addHook('onRoute', (route: RouteOptions) => {
     const declared = accessOf((route.schema as { security?: Security } | undefined)?.security);
-    const config = (route.config ?? {}) as { access?: Access; denied?: PageAccess['denied'] };
-    const access = declared ?? config.access;
+    const access = declared ?? route.config?.access;
     const path = route.url;
     if (!access) {
       if (DECLARED_PREFIXES.some((p) => path === p || path.startsWith(p)))
         throw new Error(`guard: ${String(route.method)} ${path} declares no access`);
       return;
     }
-    const guard = guardFor(access, auth, ownOrigin, config.denied);
+    const guard = guardFor(access, auth, ownOrigin, route.config?.denied);
     const existing = route.onRequest;
     route.onRequest = existing ? [guard, ...(Array.isArray(existing) ? existing : [existing])] : [guard];
   });
@@ -101,12 +100,7 @@ export function installGuard(app: FastifyInstance, auth: Auth, baseUrl: string):
 
 type Hook = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
-function guardFor(
-  access: Access,
-  auth: Auth,
-  ownOrigin: string,
-  denied: PageAccess['denied'] | undefined,
-): Hook {
+function guardFor(access: Access, auth: Auth, ownOrigin: string, denied: Denied | undefined): Hook {
   const csrf = (req: FastifyRequest) => {
     if (!SAFE_METHODS.has(req.method)) assertSameOrigin(req, ownOrigin);
   };
@@ -141,17 +135,13 @@ function guardFor(
         req.principal = PUBLIC_PRINCIPAL;
       };
     case 'owner-page':
+    case 'owner-page?':
       return async (req, reply) => {
         csrf(req);
         const accountId = await auth.ownerFromCookie(req);
-        if (!accountId) return deny(req, reply, denied);
-        req.principal = { kind: 'owner', accountId, via: 'cookie' };
-      };
-    case 'owner-page?':
-      return async (req) => {
-        csrf(req);
-        const accountId = await auth.ownerFromCookie(req);
-        req.principal = accountId ? { kind: 'owner', accountId, via: 'cookie' } : PUBLIC_PRINCIPAL;
+        if (accountId) req.principal = { kind: 'owner', accountId, via: 'cookie' };
+        else if (access === 'owner-page?') req.principal = PUBLIC_PRINCIPAL;
+        else return deny(req, reply, denied);
       };
     case 'staff-page':
       return async (req, reply) => {
@@ -162,7 +152,7 @@ function guardFor(
   }
 }
 
-async function deny(req: FastifyRequest, reply: FastifyReply, denied: PageAccess['denied']) {
+async function deny(req: FastifyRequest, reply: FastifyReply, denied: Denied | undefined) {
   if (!denied) throw new Problem('unauthorized', { detail: 'Sign in first.' });
   await denied(req, reply);
   return reply;

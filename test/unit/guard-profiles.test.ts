@@ -8,9 +8,12 @@ import {
 } from '../../src/core/moderation/openai.js';
 import { prefilter } from '../../src/core/moderation/prefilter.js';
 import { answerProbability } from '../../src/core/moderation/profiles/guard.js';
-import { MODERATOR_PROFILES, type ModeratorProfileName } from '../../src/core/moderation/profiles/index.js';
 import { parseLlamaGuard } from '../../src/core/moderation/profiles/llama-guard.js';
 import { parseQwen3Guard } from '../../src/core/moderation/profiles/qwen3guard.js';
+import {
+  MODERATOR_PROFILE_NAMES as MODERATOR_PROFILES,
+  type ModeratorProfileName,
+} from '../../src/core/moderation/profiles/types.js';
 import { POLICY } from '../../src/core/policy/document.js';
 import {
   type ChatServer,

@@ -40,22 +40,25 @@ export class Accounts {
   constructor(
     private readonly deps: Deps,
     private readonly keys: Keys,
+    /** Sign-ups per client address (ACCOUNT_CREATIONS_PER_IP per ACCOUNT_CREATION_WINDOW_SECONDS). */
+    private readonly creationLimit: CreationLimit,
   ) {}
 
   /**
    * Sign-up needs no key: the account, its first key and the owner's link in one transaction.
-   * With `from`, sign-ups from one client address are limited per window (429 rate_limited with
-   * Retry-After until the window ends); a sign-up that fails gives its unit back.
+   * With the client's address, sign-ups from one address are limited per window (429 rate_limited
+   * with Retry-After until the window ends); a sign-up that fails gives its unit back.
    */
-  async create(input: CreateAccountInput, from?: { ip: string; limit: CreationLimit }) {
+  async create(input: CreateAccountInput, ip?: string) {
     const { db, clock } = this.deps;
-    if (!from) return this.insert(input);
-    const window = creationWindow(clock.now(), from.limit.windowSeconds);
+    if (ip === undefined) return this.insert(input);
+    const limit = this.creationLimit;
+    const window = creationWindow(clock.now(), limit.windowSeconds);
     // The window's start is in the subject and names the day, so one window is one counter.
-    const subject = `${clientSubject(from.ip)}@${window.start.toISOString()}`;
-    if ((await consume(db, 'account_create_ip', subject, window.start, from.limit.max)) === null) {
+    const subject = `${clientSubject(ip)}@${window.start.toISOString()}`;
+    if ((await consume(db, 'account_create_ip', subject, window.start, limit.max)) === null) {
       throw new Problem('rate_limited', {
-        detail: `At most ${from.limit.max} accounts may be created from one address in ${describeSeconds(from.limit.windowSeconds)}. Try again in ${window.retryAfter} seconds (Retry-After).`,
+        detail: `At most ${limit.max} accounts may be created from one address in ${describeSeconds(limit.windowSeconds)}. Try again in ${window.retryAfter} seconds (Retry-After).`,
         headers: { 'retry-after': String(window.retryAfter) },
       });
     }

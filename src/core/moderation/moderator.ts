@@ -186,18 +186,19 @@ export class LocalModerator implements Moderator {
     if (storySite && personal && personal.score >= t.personalData)
       return review('privacy', `it contains ${personal.detail}`, personal.score);
     // 4. Quality before anything sends the text to a person: a text that is not a story is
-    //    rejected and refunded (never a strike), whatever else it resembles. A quality rule
-    //    confirmed by the classifier, or the classifier alone when it is nearly certain (no good
-    //    story of either evaluation set scores above 0.01).
-    if (storySite && quality && quality.score >= t.qualitySignal && cls.quality >= t.quality)
+    //    rejected and refunded (never a strike), whatever else it resembles: a quality rule at its
+    //    signal level (no good story of the development and first two blind sets, 153 in all,
+    //    carries one; the texts that do are lists, memos, recipes, garbled or cut-off text), or the
+    //    classifier alone when it is nearly certain (no good story scores above 0.01).
+    if (storySite && quality && quality.score >= t.qualitySignal) {
+      const confirmed = cls.quality >= t.quality;
       return lowQuality(
-        `${quality.detail}, and it resembles the policy's failing examples (${Math.round(cls.quality * 100)}%)`,
-        Math.max(quality.score, cls.quality),
+        confirmed
+          ? `${quality.detail}, and it resembles the policy's failing examples (${Math.round(cls.quality * 100)}%)`
+          : quality.detail,
+        confirmed ? Math.max(quality.score, cls.quality) : quality.score,
       );
-    // A quality rule at its signal level (no good story of the three evaluation sets, 153 in
-    // all, carries one; the texts that do are lists, memos, recipes, garbled or cut-off text).
-    if (storySite && quality && quality.score >= t.qualitySignal)
-      return lowQuality(quality.detail, quality.score);
+    }
     if (storySite && cls.quality >= t.qualityAlone)
       return lowQuality(
         `it resembles the policy's failing examples (${Math.round(cls.quality * 100)}%)`,

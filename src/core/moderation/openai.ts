@@ -117,6 +117,8 @@ export class OpenAIModerator implements Moderator {
   readonly #apiKey: string | undefined;
   readonly #model: string;
   readonly #profile: ModeratorProfile;
+  /** The profile's system prompt and its hash, computed on the first post. */
+  #system: { text: string; hash: string } | undefined;
   readonly #timeoutMs: number;
   readonly #maxTokens: number | null;
   readonly #policy: Policy;
@@ -147,12 +149,15 @@ export class OpenAIModerator implements Moderator {
     const started = performance.now();
     const first = this.#profile.request(input);
     const system = first.messages.find((m) => m.role === 'system')?.content;
+    // The system prompt is the profile's, the same for every post: hashed once.
+    if (system !== undefined && this.#system?.text !== system)
+      this.#system = { text: system, hash: sha256(system) };
     const audit: Record<string, unknown> & { attempts: number; errors: string[] } = {
       model: this.#model,
       profile: this.#profile.name,
       served_model: undefined,
       prompt_hash: sha256(first.messages.map((m) => m.content).join('\u0000')),
-      ...(system === undefined ? {} : { system_hash: sha256(system) }),
+      ...(system === undefined ? {} : { system_hash: this.#system?.hash }),
       latency_ms: 0,
       raw: '',
       attempts: 0,

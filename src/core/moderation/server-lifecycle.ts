@@ -5,9 +5,8 @@ import { type Executor, queryRows } from '../../db/client.js';
 import { posts, serviceState } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../context.js';
+import type { Estimate as ServerEstimate, ModelState as ServerState } from './lifecycle.js';
 import type { ModelServerControl, ServerRef, StartedServer } from './model-server.js';
-
-export type ServerState = 'idle' | 'starting' | 'running';
 
 /** The row `moderation_server` of service_state: what the probe saw, and the measured pace. */
 export interface ServerStored {
@@ -56,12 +55,6 @@ export interface ServerLifecycleOptions {
   /** Identifies this process in the lease (default host:pid:random). */
   owner?: string;
   log?: Logger;
-}
-
-export interface ServerEstimate {
-  state: 'running' | 'starting';
-  estimated_decision_at: string;
-  retry_after_seconds: number;
 }
 
 const ROW = 'moderation_server';

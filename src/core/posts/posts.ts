@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { posts } from '../../db/schema.js';
 import type { Accounts } from '../accounts/accounts.js';
@@ -206,7 +206,7 @@ export class Posts {
         state: posts.state,
       })
       .from(posts)
-      .where(and(eq(posts.site, site), inArray(posts.status, ['published'])));
+      .where(and(eq(posts.site, site), eq(posts.status, 'published')));
   }
 
   async own(row: PostRow): Promise<OwnPost> {

@@ -16,10 +16,6 @@ export async function accountRoutes(app: FastifyInstance, { platform }: AppConte
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { accounts, deletion } = platform.services;
   const { config } = platform;
-  const creationLimit = {
-    max: config.accountCreationsPerIp,
-    windowSeconds: config.accountCreationWindowSeconds,
-  };
 
   r.post(
     '/v1/accounts',
@@ -36,8 +32,7 @@ export async function accountRoutes(app: FastifyInstance, { platform }: AppConte
         responseHeaders: { 429: ['retry-after'] },
       }),
     },
-    async (req, reply) =>
-      reply.code(201).send(await accounts.create(req.body, { ip: req.ip, limit: creationLimit })),
+    async (req, reply) => reply.code(201).send(await accounts.create(req.body, req.ip)),
   );
 
   r.get(

@@ -6,6 +6,7 @@ import { parseOrThrow } from '../../core/validation.js';
 import { adminPage, adminSignInPage } from '../../web/admin-page.js';
 import type { AppContext } from '../app.js';
 import { ADMIN_COOKIE } from '../auth.js';
+import { FORM_PAGE } from '../guard.js';
 import { html } from './web.js';
 
 type Form = Record<string, string | undefined>;
@@ -26,11 +27,10 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
           : html(reply, adminSignInPage('Sign in first.'), 401),
     },
   };
-  const formPage = { config: { access: 'page' as const } };
 
   app.get('/admin', staffPage, async (_req, reply) => render(reply));
 
-  app.post<{ Body: Form }>('/admin/sign-in', formPage, async (req, reply) => {
+  app.post<{ Body: Form }>('/admin/sign-in', FORM_PAGE, async (req, reply) => {
     try {
       const s = await staffSessions.signIn(req.body.token ?? '', req.ip);
       reply.setCookie(ADMIN_COOKIE, s.session, {
@@ -51,7 +51,7 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
     }
   });
 
-  app.post('/admin/sign-out', formPage, async (req, reply) => {
+  app.post('/admin/sign-out', FORM_PAGE, async (req, reply) => {
     const session = req.cookies[ADMIN_COOKIE];
     if (session) await staffSessions.end(session);
     reply.clearCookie(ADMIN_COOKIE, { path: '/admin' });

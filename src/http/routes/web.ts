@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_TTL_MS } from '../../core/owner/sessions.js';
 import { PRICES } from '../../core/pricing.js';
 import { isProblem } from '../../core/problems.js';
 import { accountDeletedPage, accountPage, linkExpiredPage, proveOwnerPage } from '../../web/account-page.js';
 import type { AppContext } from '../app.js';
 import { OWNER_COOKIE } from '../auth.js';
-import { optionalOwnerOf, ownerOf } from '../guard.js';
+import { FORM_PAGE, optionalOwnerOf, ownerOf } from '../guard.js';
 import { pageHeaders } from '../page-headers.js';
 import { adminWebRoutes } from './admin-web.js';
 
@@ -17,6 +18,7 @@ export function html(reply: FastifyReply, body: string, status = 200) {
 }
 
 type Form = Record<string, string | undefined>;
+const SESSION_TTL_SECONDS = Math.floor(SESSION_TTL_MS / 1000);
 interface Outcome {
   newKey?: string;
   notice?: string;
@@ -60,7 +62,6 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
       denied: (_req: FastifyRequest, reply: FastifyReply) => html(reply, linkExpiredPage(), 401),
     },
   };
-  const formPage = { config: { access: 'page' as const } };
 
   const dashboard = async (reply: FastifyReply, accountId: string, extra: Outcome = {}) =>
     html(
@@ -88,7 +89,7 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
     },
   );
 
-  app.post<{ Body: Form }>('/account/code', formPage, async (req, reply) => {
+  app.post<{ Body: Form }>('/account/code', FORM_PAGE, async (req, reply) => {
     const token = req.body.token ?? '';
     try {
       const sent = await ownerSessions.sendCode(token);
@@ -99,7 +100,7 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
     }
   });
 
-  app.post<{ Body: Form }>('/account/verify', formPage, async (req, reply) => {
+  app.post<{ Body: Form }>('/account/verify', FORM_PAGE, async (req, reply) => {
     const token = req.body.token ?? '';
     try {
       const s = await ownerSessions.verifyCode(token, (req.body.code ?? '').trim());
@@ -109,10 +110,7 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
         sameSite: 'strict',
         secure,
         // Relative, so the browser judges it by its own clock (not the server's injected one).
-        maxAge: Math.max(
-          0,
-          Math.floor((Date.parse(s.expires_at) - platform.deps.clock.now().getTime()) / 1000),
-        ),
+        maxAge: SESSION_TTL_SECONDS,
       });
       return reply.redirect('/account', 303);
     } catch (e) {
@@ -182,7 +180,7 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
     await keys.revoke(id, body.id ?? '');
     return { notice: 'The key was revoked.' };
   });
-  app.post('/account/sign-out', formPage, async (req, reply) => {
+  app.post('/account/sign-out', FORM_PAGE, async (req, reply) => {
     const token = req.cookies[OWNER_COOKIE];
     if (token) await ownerSessions.end(token);
     reply.clearCookie(OWNER_COOKIE, { path: '/' });

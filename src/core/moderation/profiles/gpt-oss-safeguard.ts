@@ -1,12 +1,7 @@
+import { ABUSE_CATEGORIES } from '../../policy/types.js';
 import type { ModerationInput } from '../moderator.js';
 import { withOurRules } from './guard.js';
-import {
-  ABUSE_IDS,
-  correctiveMessages,
-  findModelVerdict,
-  judgeModelVerdict,
-  policyRuleIds,
-} from './model-verdict.js';
+import { correctiveMessages, findModelVerdict, judgeModelVerdict, policyRuleIds } from './model-verdict.js';
 import { renderPolicyPrompt, renderStoryMessage } from './policy-prompt.js';
 import type { ChatReply, ChatRequest, ModeratorProfile, ParseResult, ProfileOptions } from './types.js';
 
@@ -31,7 +26,7 @@ export function gptOssSafeguardProfile(opts: ProfileOptions): ModeratorProfile {
     qualityBar: false,
   })}`;
   const ruleIds = policyRuleIds(opts.policy);
-  const spec = { guard: 'gpt-oss-safeguard', covers: new Set(ABUSE_IDS) };
+  const spec = { guard: 'gpt-oss-safeguard', covers: new Set(ABUSE_CATEGORIES) };
   return {
     name: 'gpt-oss-safeguard',
     // Reasoning counts against max_tokens: room for high effort, still a bound on a runaway answer.

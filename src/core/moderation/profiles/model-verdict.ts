@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ABUSE_CATEGORIES, type AbuseCategory, type Policy } from '../../policy/types.js';
+import { ABUSE_CATEGORIES, type Policy } from '../../policy/types.js';
 import type { ModerationInput, RejectionCategory, Verdict } from '../moderator.js';
 import { clip, findJsonObject, stripThink, truncateBytes } from './text.js';
 import type { ChatMessage, ProfileVerdict } from './types.js';
@@ -11,8 +11,7 @@ import type { ChatMessage, ProfileVerdict } from './types.js';
  */
 
 /** Every abuse category id (the list lives once, in the policy types). */
-export const ABUSE_IDS: readonly AbuseCategory[] = ABUSE_CATEGORIES;
-const CATEGORIES = ['low_quality', ...ABUSE_IDS] as [RejectionCategory, ...RejectionCategory[]];
+const CATEGORIES = ['low_quality', ...ABUSE_CATEGORIES] as [RejectionCategory, ...RejectionCategory[]];
 
 const verdictShape = {
   decision: z.enum(['publish', 'review', 'reject']),
