@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/reliability/**/*.test.ts'],
+    globalSetup: ['test/helpers/build-setup.ts'],
     testTimeout: 300_000,
     hookTimeout: 120_000,
     pool: 'forks',

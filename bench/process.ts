@@ -1,7 +1,7 @@
 /**
  * `npm run bench:process`: start-up time, memory at idle and memory under load of an agentpress
- * process, each beside a bare fastify process (bench/fixtures/bare-server.ts, same runtime: node
- * with tsx) measured in the same run.
+ * process, each beside a bare fastify process (bench/fixtures/bare-server.mjs, same runtime: plain
+ * node) measured in the same run. agentpress runs as `npm start` runs it: compiled dist/main.js.
  *
  *  - start-up: spawn to the first 200 from /readyz (agentpress: migrations checked, pg-boss
  *    started, routes built); median of BENCH_STARTS (3) starts
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freePort, ROOT, sleep } from '../scripts/lib/cluster.js';
+import { freePort, mainCommand, ROOT, sleep } from '../scripts/lib/cluster.js';
 import { withDatabaseName } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -39,7 +39,7 @@ function rssMiB(pid: number): number {
 async function startProcess(args: string[], env: Record<string, string>): Promise<Started> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -114,10 +114,10 @@ async function measure(
 }
 
 const bare = () =>
-  measure(['bench/fixtures/bare-server.ts'], async () => ({ env: {}, done: async () => {} }));
+  measure(['bench/fixtures/bare-server.mjs'], async () => ({ env: {}, done: async () => {} }));
 
 const pglite = () =>
-  measure(['src/main.ts'], async () => {
+  measure(mainCommand(), async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentpress-bench-process-'));
     return {
       env: {
@@ -131,7 +131,7 @@ const pglite = () =>
   });
 
 const postgres = (url: string) =>
-  measure(['src/main.ts', 'serve'], async () => {
+  measure([...mainCommand(), 'serve'], async () => {
     const name = `agentpress_bench_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

@@ -4,16 +4,20 @@
  * always, PostgreSQL when DATABASE_URL is set (a fresh `agentpress_bench_*` database, dropped
  * afterwards).
  *
- *   npm run bench:webhooks      BENCH_SECONDS=10 per phase, BENCH_WEBHOOKS=500, BENCH_POSTS=50
- *   DATABASE_URL=postgres://… npm run bench:webhooks
+ *   npm run bench:webhooks      BENCH_SECONDS=10 per phase, BENCH_WEBHOOKS=3000, BENCH_RATE=200,
+ *                               BENCH_POSTS=100, BENCH_POST_RATE=20
+ *   DATABASE_URL=postgres://… npm run bench:webhooks   (BENCH_SKIP_PGLITE=1: PostgreSQL only)
  *
- * Per database, with the platform's workers started (`platform.startWorkers()`, as the `work` role):
- *  - throughput: BENCH_WEBHOOKS `webhooks.test` deliveries queued as fast as they go, deliveries/s
- *    until all are received, and the time from asking for each to its receipt;
- *  - baseline: as many Standard Webhooks-signed POSTs sent with undici straight to the receiver at
- *    the workers' delivery concurrency, no database;
- *  - verdict to receipt: BENCH_POSTS stories posted and moderated by the workers, and for each the
- *    time from its verdict (`posts.decided_at`) to the receiver getting its `post.*` event.
+ * Per database (the platform's workers as the `work` role runs them, in this one process):
+ *  - baseline: BENCH_WEBHOOKS Standard Webhooks-signed POSTs sent with undici straight to the
+ *    receiver at the workers' delivery concurrency, no database;
+ *  - throughput: BENCH_WEBHOOKS `webhooks.test` deliveries queued before the workers start, then
+ *    deliveries/s from the workers' start to the last receipt;
+ *  - latency at moderate load: `webhooks.test` asked BENCH_RATE times a second, for each the time
+ *    from asking to its receipt;
+ *  - verdict to receipt: BENCH_POSTS stories posted BENCH_POST_RATE a second and moderated by the
+ *    workers (local moderator, decision time 0): from posting to the verdict (`posts.decided_at`,
+ *    how soon a queued post is picked up), and from the verdict to its `post.*` receipt.
  * Each phase stops at BENCH_SECONDS whether or not it finished; the whole run has a hard cap.
  *
  * The receiver (node:http on 127.0.0.1) runs in a worker thread, so neither PGlite's WASM nor the
@@ -31,7 +35,7 @@ import type { Principal } from '../src/core/accounts/keys.js';
 import { newId } from '../src/core/secrets.js';
 import type { Database } from '../src/db/client.js';
 import { posts, webhookDeliveries } from '../src/db/schema.js';
-import { SWEEP_INTERVAL_MS } from '../src/jobs/workers.js';
+import { DELIVERY_CONCURRENCY, SWEEP_INTERVAL_MS } from '../src/jobs/workers.js';
 import type { Platform } from '../src/platform.js';
 import {
   benchPlatform,
@@ -47,14 +51,14 @@ import {
 } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const DELIVERIES = Number(process.env.BENCH_WEBHOOKS ?? 500);
-const POSTS = Number(process.env.BENCH_POSTS ?? 50);
+const DELIVERIES = Number(process.env.BENCH_WEBHOOKS ?? 3000);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const POSTS = Number(process.env.BENCH_POSTS ?? 100);
+const POST_RATE = Number(process.env.BENCH_POST_RATE ?? 20);
 /** Everything, both databases included; past it the run stops with an error. */
 const HARD_CAP_SECONDS = Number(process.env.BENCH_HARD_CAP_SECONDS ?? 8 * SECONDS + 120);
 /** Accounts, each with one endpoint on the receiver. */
-const ACCOUNTS = 10;
-/** `deliver-webhook` pollers started by Workers.start() (src/jobs/workers.ts); the baseline's concurrency. */
-const DELIVERY_CONCURRENCY = 8;
+const ACCOUNTS = 20;
 /** Callers queueing test deliveries or posting stories at once. */
 const CALLERS = 10;
 const TEST_MESSAGE = 'This is a test delivery from agentpress.';
@@ -279,19 +283,110 @@ function lastOf(ats: number[], complete: boolean): number {
   return complete && ats.length > 0 ? Math.max(...ats) : now();
 }
 
-/** (a) `webhooks.test` as fast as it goes; each latency is from asking to receipt. */
-async function serviceDeliveries(
+/** Calls `op(i)` for i = 0..count-1 at `rate` a second (each on schedule, not after the last returned). */
+async function paced(
+  count: number,
+  rate: number,
+  deadline: number,
+  op: (i: number) => Promise<void>,
+): Promise<{ sent: number; failures: number; firstFailure: unknown }> {
+  const started = now();
+  let failures = 0;
+  let firstFailure: unknown;
+  const calls: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = started + (i * 1000) / rate;
+    if (at >= deadline) break;
+    if (at > now()) await sleep(at - now());
+    calls.push(
+      op(i).catch((e: unknown) => {
+        failures++;
+        firstFailure ??= e;
+      }),
+    );
+  }
+  await Promise.all(calls);
+  return { sent: calls.length, failures, firstFailure };
+}
+
+/** Asks for `count` test deliveries (10 callers); answers delivery id → when it was asked. */
+async function askTests(
+  platform: Platform,
+  endpoints: Endpoint[],
+  count: number,
+  deadline: number,
+  fail: (detail: string) => void,
+): Promise<Map<string, number>> {
+  const askedAt = new Map<string, number>();
+  const r = await inLoops(CALLERS, count, deadline, async (i) => {
+    const ep = endpoints[i % endpoints.length]!;
+    const t0 = now();
+    const { delivery_id } = await platform.services.webhooks.test(ep.principal, ep.id);
+    askedAt.set(delivery_id, t0);
+  });
+  if (r.failures > 0) fail(`${r.failures} webhooks.test calls failed; first: ${String(r.firstFailure)}`);
+  return askedAt;
+}
+
+/** Receipts of these deliveries: latencies from `since(id)`, and when the last one arrived. */
+async function receiptsOf(
+  receiver: Receiver,
+  ids: string[],
+  since: (id: string) => number,
+  deadline: number,
+): Promise<{ latencies: number[]; complete: boolean; last: number }> {
+  const arrived = await receiver.until(() => ids.every((id) => receiver.receipts.has(id)), deadline);
+  const latencies: number[] = [];
+  const ats: number[] = [];
+  for (const id of ids) {
+    const got = receiver.receipts.get(id);
+    if (got) {
+      latencies.push(got.at - since(id));
+      ats.push(got.at);
+    }
+  }
+  return { latencies, complete: arrived, last: lastOf(ats, arrived) };
+}
+
+/**
+ * (a) Throughput: `count` test deliveries queued while no worker runs, then the workers start;
+ * deliveries/s from their start to the last receipt (latencies: from the start to each receipt).
+ */
+async function backlogDrain(
   platform: Platform,
   receiver: Receiver,
   endpoints: Endpoint[],
   count: number,
   seconds: number,
   fail: (detail: string) => void,
+): Promise<Phase & { queueSeconds: number }> {
+  const queueStarted = now();
+  const askedAt = await askTests(platform, endpoints, count, queueStarted + 4 * seconds * 1000, fail);
+  const queueSeconds = (now() - queueStarted) / 1000;
+  const started = now();
+  await platform.startWorkers();
+  const ids = [...askedAt.keys()];
+  const r = await receiptsOf(receiver, ids, () => started, started + seconds * 1000);
+  return {
+    ...phase(r.latencies, ids.length, started, started, r.last, r.complete && ids.length === count),
+    queueSeconds,
+  };
+}
+
+/** (b) Latency at moderate load: `rate` test deliveries a second, each from asking to receipt. */
+async function pacedDeliveries(
+  platform: Platform,
+  receiver: Receiver,
+  endpoints: Endpoint[],
+  count: number,
+  rate: number,
+  seconds: number,
+  fail: (detail: string) => void,
 ): Promise<Phase> {
   const askedAt = new Map<string, number>();
   const started = now();
   const deadline = started + seconds * 1000;
-  const r = await inLoops(CALLERS, count, deadline, async (i) => {
+  const r = await paced(count, rate, deadline, async (i) => {
     const ep = endpoints[i % endpoints.length]!;
     const t0 = now();
     const { delivery_id } = await platform.services.webhooks.test(ep.principal, ep.id);
@@ -300,18 +395,8 @@ async function serviceDeliveries(
   const sentAt = now();
   if (r.failures > 0) fail(`${r.failures} webhooks.test calls failed; first: ${String(r.firstFailure)}`);
   const ids = [...askedAt.keys()];
-  const arrived = await receiver.until(() => ids.every((id) => receiver.receipts.has(id)), deadline);
-  const complete = arrived && ids.length === count;
-  const latencies: number[] = [];
-  const ats: number[] = [];
-  for (const [id, t0] of askedAt) {
-    const got = receiver.receipts.get(id);
-    if (got) {
-      latencies.push(got.at - t0);
-      ats.push(got.at);
-    }
-  }
-  return phase(latencies, ids.length, sentAt, started, lastOf(ats, complete), complete);
+  const got = await receiptsOf(receiver, ids, (id) => askedAt.get(id)!, Math.max(deadline, now() + 2_000));
+  return phase(got.latencies, ids.length, sentAt, started, got.last, got.complete && ids.length === count);
 }
 
 /** The baseline: the same signed POSTs straight to the receiver, at the workers' concurrency. */
@@ -369,26 +454,36 @@ async function directDeliveries(
   }
 }
 
-/** (b) Stories moderated by the workers: for each, from `posts.decided_at` to its post.* receipt. */
+/**
+ * (c) Stories posted `rate` a second and moderated by the workers: for each, from posting to its
+ * verdict (`posts.decided_at`: how soon a queued post is picked up) and from the verdict to the
+ * receiver getting its `post.*` event.
+ */
 async function verdictToReceipt(
   platform: Platform,
   receiver: Receiver,
   principals: Principal[],
   count: number,
+  rate: number,
   seconds: number,
   fail: (detail: string) => void,
-): Promise<Phase & { verdicts: number }> {
-  const ids: string[] = [];
+): Promise<Phase & { verdicts: number; pickup: Measured }> {
+  const postedAt = new Map<string, number>();
   const started = now();
   const deadline = started + seconds * 1000;
-  const r = await inLoops(Math.min(CALLERS, principals.length), count, deadline, async (_, loop) => {
-    const res = await platform.services.posts.create(principals[loop]!, 'stories', STORY);
+  const r = await paced(count, rate, deadline, async (i) => {
+    const t0 = now();
+    const res = await platform.services.posts.create(principals[i % principals.length]!, 'stories', STORY);
     if (res.status !== 202) throw new Error(`posts.create answered ${res.status}: ${res.body.slice(0, 300)}`);
-    ids.push((JSON.parse(res.body) as { id: string }).id);
+    postedAt.set((JSON.parse(res.body) as { id: string }).id, t0);
   });
   const sentAt = now();
   if (r.failures > 0) fail(`${r.failures} posts.create calls failed; first: ${String(r.firstFailure)}`);
-  const complete = await receiver.until(() => ids.every((id) => receiver.byPost.has(id)), deadline);
+  const ids = [...postedAt.keys()];
+  const complete = await receiver.until(
+    () => ids.every((id) => receiver.byPost.has(id)),
+    Math.max(deadline, now() + 2_000),
+  );
   const ended = now();
   const decided =
     ids.length === 0
@@ -398,11 +493,13 @@ async function verdictToReceipt(
           .from(posts)
           .where(inArray(posts.id, ids));
   const latencies: number[] = [];
+  const pickups: number[] = [];
   const ats: number[] = [];
   let verdicts = 0;
   for (const { id, decidedAt } of decided) {
     if (!decidedAt) continue;
     verdicts++;
+    pickups.push(decidedAt.getTime() - postedAt.get(id)!);
     const got = receiver.byPost.get(id);
     if (got) {
       latencies.push(got.at - decidedAt.getTime());
@@ -410,7 +507,11 @@ async function verdictToReceipt(
     }
   }
   const all = complete && ids.length === count;
-  return { ...phase(latencies, ids.length, sentAt, started, all ? lastOf(ats, all) : ended, all), verdicts };
+  return {
+    ...phase(latencies, ids.length, sentAt, started, all ? lastOf(ats, all) : ended, all),
+    verdicts,
+    pickup: summarise(Float64Array.from(pickups), pickups.length, (ended - started) / 1000),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,8 +538,6 @@ async function benchDatabase(
       endpoints.push({ id: created.id, path, url, secret: created.secret, principal });
     }
     await receiver.expect(Object.fromEntries(endpoints.map((e) => [e.path, e.secret])));
-    await platform.startWorkers();
-    const workersAt = now();
 
     const fail = (path: string) => (detail: string) => problem(errors, name, path, detail);
     const cancelQueued = async () => {
@@ -452,35 +551,43 @@ async function benchDatabase(
       return dropped.filter(({ id }) => !receiver.receipts.has(id)).length;
     };
 
-    progress(`warm-up: one delivery per endpoint each way (${endpoints.length})`);
-    await serviceDeliveries(platform, receiver, endpoints, endpoints.length, SECONDS, fail('warm-up'));
-    await cancelQueued();
-    await directDeliveries(receiver, endpoints, endpoints.length, SECONDS, fail('warm-up'));
-
-    progress(`(a) ${DELIVERIES} webhooks.test deliveries, at most ${SECONDS} s`);
-    const service = await serviceDeliveries(
-      platform,
-      receiver,
-      endpoints,
-      DELIVERIES,
-      SECONDS,
-      fail('webhooks.test'),
-    );
-    const abandoned = await cancelQueued();
-    progress(
-      `    ${service.received} of ${service.sent} received in ${((service.ended - service.started) / 1000).toFixed(1)} s` +
-        (abandoned > 0 ? `; ${abandoned} not received were cancelled` : ''),
-    );
+    progress(`warm-up: ${DELIVERIES} signed POSTs straight to the receiver`);
+    await directDeliveries(receiver, endpoints, DELIVERIES, SECONDS, fail('warm-up'));
     progress(
       `baseline: ${DELIVERIES} signed POSTs straight to the receiver, ${DELIVERY_CONCURRENCY} at a time`,
     );
     const direct = await directDeliveries(receiver, endpoints, DELIVERIES, SECONDS, fail('direct'));
-    progress(`(b) ${POSTS} stories moderated by the workers, at most ${SECONDS} s`);
+
+    progress(
+      `(a) ${DELIVERIES} webhooks.test deliveries queued, then the workers start (at most ${SECONDS} s)`,
+    );
+    const backlog = await backlogDrain(platform, receiver, endpoints, DELIVERIES, SECONDS, fail('backlog'));
+    const workersAt = backlog.started;
+    const abandoned = await cancelQueued();
+    progress(
+      `    queued in ${backlog.queueSeconds.toFixed(1)} s; ${backlog.received} of ${backlog.sent} received in ` +
+        `${((backlog.ended - backlog.started) / 1000).toFixed(2)} s` +
+        (abandoned > 0 ? `; ${abandoned} not received were cancelled` : ''),
+    );
+    const latencyCount = Math.round(RATE * SECONDS * 0.6);
+    progress(`(b) ${latencyCount} webhooks.test deliveries asked ${RATE} a second`);
+    const moderate = await pacedDeliveries(
+      platform,
+      receiver,
+      endpoints,
+      latencyCount,
+      RATE,
+      SECONDS,
+      fail('webhooks.test paced'),
+    );
+    await cancelQueued();
+    progress(`(c) ${POSTS} stories posted ${POST_RATE} a second and moderated by the workers`);
     const verdict = await verdictToReceipt(
       platform,
       receiver,
       principals,
       POSTS,
+      POST_RATE,
       SECONDS,
       fail('verdict to receipt'),
     );
@@ -505,17 +612,18 @@ async function benchDatabase(
       if (parts.length > 0) notes.push(`${name}, ${label}: ${parts.join('; ')}`);
     };
     note('direct', direct);
-    note('webhooks.test', service, [
-      `${service.sent} of ${DELIVERIES} queued in ${service.sendSeconds.toFixed(1)} s`,
+    note('backlog', backlog, [
+      `${backlog.sent} of ${DELIVERIES} queued in ${backlog.queueSeconds.toFixed(1)} s before the workers started`,
       ...(abandoned > 0 ? [`${abandoned} not received by the bound were cancelled`] : []),
     ]);
+    note('moderate load', moderate, [`${moderate.sent} asked in ${moderate.sendSeconds.toFixed(1)} s`]);
     note('verdict to receipt', verdict, [
       `${verdict.sent} of ${POSTS} posted in ${verdict.sendSeconds.toFixed(1)} s`,
       `${verdict.verdicts} of ${verdict.sent} had a verdict by the bound`,
     ]);
     notes.push(`${name}: signature failures ${receiver.failures}, duplicate receipts ${receiver.duplicates}`);
 
-    const row = (path: string, p: Phase): Row => ({
+    const row = (path: string, p: Measured & Omit<Phase, keyof Measured>): Row => ({
       database: name,
       path,
       ...p,
@@ -524,8 +632,10 @@ async function benchDatabase(
     });
     return [
       row('direct signed POST, no database (baseline)', direct),
-      row('webhooks.test → pg-boss → receiver (ask to receipt)', service),
-      row('verdict → post.* receipt', verdict),
+      row('backlog through the workers (workers start to receipt)', backlog),
+      row(`webhooks.test at ${RATE}/s (ask to receipt)`, moderate),
+      row(`post at ${POST_RATE}/s → verdict (pick-up)`, { ...verdict, ...verdict.pickup }),
+      row(`verdict → post.* receipt`, verdict),
     ];
   } finally {
     progress('closing the platform');
@@ -561,7 +671,8 @@ async function main() {
   const rows: Row[] = [];
   const receiver = new Receiver();
   try {
-    rows.push(...(await onPglite((db, dir) => benchDatabase('pglite', db, dir, receiver, errors, notes))));
+    if (process.env.BENCH_SKIP_PGLITE !== '1')
+      rows.push(...(await onPglite((db, dir) => benchDatabase('pglite', db, dir, receiver, errors, notes))));
     const url = process.env.DATABASE_URL;
     if (url)
       rows.push(

@@ -19,7 +19,9 @@ import { LocalModerator } from '../src/core/moderation/moderator.js';
 import {
   BLIND_A_DIR,
   BLIND_B_DIR,
+  DEV_D_DIR,
   formatSummary,
+  HELDOUT_D_DIR,
   HELDOUT_DIR,
   judgeAll,
   loadEvalSet,
@@ -48,12 +50,18 @@ async function main(): Promise<void> {
   // eval/heldout-c was written blind and never looked at while building the moderator;
   // eval/blind-a and blind-b were too, but their misses were read after their first runs (the
   // README quotes those runs); eval/stories is the development set the rules were shaped on.
-  if (!process.argv.includes('--dev-only'))
+  if (!process.argv.includes('--dev-only')) {
+    await report(
+      'Held-out set (eval/heldout-d: written blind, never looked at while building)',
+      HELDOUT_D_DIR,
+    );
     await report('Held-out set (eval/heldout-c: written blind, never looked at while building)', HELDOUT_DIR);
+  }
   if (!process.argv.includes('--heldout-only')) {
     await report('First blind set (eval/blind-a: its misses were read after its first run)', BLIND_A_DIR);
     await report('Second blind set (eval/blind-b: its misses were read after its first run)', BLIND_B_DIR);
     await report('Development set (eval/stories)', STORIES_DIR);
+    await report('Development set written blind by another author (eval/dev-d)', DEV_D_DIR);
   }
 }
 

@@ -155,6 +155,7 @@ const envSchema = z.object({
     { message: 'a comma list of seconds, e.g. 1,1,2' },
   ),
   TEST_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
+  TEST_JOB_POLL_MS: z.coerce.number().int().min(50).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -216,12 +217,15 @@ export interface TestHooks {
   webhookRetryScheduleS: number[] | undefined;
   /** Replaces the sweep interval of the workers. */
   sweepIntervalMs: number | undefined;
+  /** Replaces the workers' safety-net poll (they are woken by announcements). */
+  jobPollMs: number | undefined;
 }
 
 const TEST_HOOK_NAMES = [
   'TEST_CLOCK_OFFSET_MS',
   'TEST_WEBHOOK_RETRY_SCHEDULE_S',
   'TEST_SWEEP_INTERVAL_MS',
+  'TEST_JOB_POLL_MS',
 ] as const;
 
 function testHooks(env: Env): TestHooks | undefined {
@@ -238,6 +242,7 @@ function testHooks(env: Env): TestHooks | undefined {
     clockOffsetMs: env.TEST_CLOCK_OFFSET_MS ?? 0,
     webhookRetryScheduleS: env.TEST_WEBHOOK_RETRY_SCHEDULE_S?.split(',').map(Number),
     sweepIntervalMs: env.TEST_SWEEP_INTERVAL_MS,
+    jobPollMs: env.TEST_JOB_POLL_MS,
   };
 }
 

@@ -13,6 +13,7 @@ import { TopUps } from './core/billing/top-ups.js';
 import { type Clock, systemClock } from './core/clock.js';
 import type { Deps, Logger } from './core/context.js';
 import { CappedMailer, type Mailer, Outbox, OutboxMailer, SmtpMailer } from './core/mail/mailer.js';
+import { Appeals } from './core/moderation/appeals.js';
 import { EmulatedLatency } from './core/moderation/emulated.js';
 import { type ModelLifecycle, modelLifecycle } from './core/moderation/lifecycle.js';
 import { ModerationService } from './core/moderation/moderation.js';
@@ -23,14 +24,18 @@ import { OwnerNotices } from './core/owner/notices.js';
 import { OwnerSessions } from './core/owner/sessions.js';
 import { type PaymentProvider, TestPaymentProvider } from './core/payments/provider.js';
 import { StripePaymentProvider } from './core/payments/stripe.js';
+import { Edits } from './core/posts/edits.js';
 import { Posts } from './core/posts/posts.js';
 import { Relay } from './core/relay/relay.js';
 import { Reports } from './core/reports/reports.js';
 import { Search } from './core/search/search.js';
 import { newToken, SecretBox } from './core/secrets.js';
 import { SiteRebuilds } from './core/sites/changes.js';
+import { Audit } from './core/staff/audit.js';
+import { StaffMembers } from './core/staff/members.js';
 import { StaffSessions } from './core/staff/sessions.js';
 import { Status } from './core/status.js';
+import { Transparency } from './core/transparency/transparency.js';
 import { WebhookDelivery } from './core/webhooks/delivery.js';
 import { WebhookEndpoints } from './core/webhooks/endpoints.js';
 import { Events } from './core/webhooks/events.js';
@@ -57,9 +62,16 @@ export interface Services {
   lifecycle: ModelLifecycle;
   status: Status;
   posts: Posts;
+  edits: Edits;
   moderation: ModerationService;
   staff: Staff;
+  appeals: Appeals;
+  transparency: Transparency;
   staffSessions: StaffSessions;
+  /** Named staff accounts (invite, role, disable). */
+  staffMembers: StaffMembers;
+  /** Who decided what: `audit.record(exec, {actor, action, subject, detail})`. */
+  audit: Audit;
   reports: Reports;
   events: Events;
   webhooks: WebhookEndpoints;
@@ -99,6 +111,8 @@ export interface PlatformOptions {
   payments?: PaymentProvider;
   /** How long one GET /v1/status answer is reused (0 in tests that step the clock). */
   statusCacheMs?: number;
+  /** How long one GET /v1/transparency answer is reused (default 5 minutes). */
+  transparencyCacheMs?: number;
   /** Overrides MODERATOR (tests drive the LLM adapter against a local server). */
   moderator?: Moderator;
   /** DNS for webhook URLs (tests play a hostile resolver). */
@@ -213,6 +227,8 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     moderation,
     events,
     staff: new Staff(deps, events, balanceWatch, siteRebuilds),
+    appeals: new Appeals(deps, events, siteRebuilds),
+    transparency: new Transparency(deps, opts.transparencyCacheMs ?? 300_000),
     webhooks: new WebhookEndpoints(deps, urlPolicy, box, events),
     delivery,
     reports: new Reports(deps),
@@ -221,6 +237,8 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     status: new Status(deps, lifecycle, opts.statusCacheMs ?? 1000),
     ownerSessions: new OwnerSessions(deps),
     staffSessions: new StaffSessions(deps, adminToken),
+    staffMembers: new StaffMembers(deps),
+    audit: new Audit(deps),
     topUps: new TopUps(deps),
     cards: new Cards(deps),
     autoRecharge,
@@ -229,6 +247,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     stripeEvents: new StripeEvents(deps),
     deletion: new Deletion(deps, notices),
     posts,
+    edits: new Edits(deps, accounts, lifecycle, jobs, posts),
     siteContent,
     siteBuilder: new SiteBuilder(siteContent, new SiteFiles(config.siteDir), log),
     siteRebuilds,
@@ -236,6 +255,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
   };
   const workers = new Workers(jobs, log, services, {
     ...(config.testHooks?.sweepIntervalMs ? { sweepIntervalMs: config.testHooks.sweepIntervalMs } : {}),
+    ...(config.testHooks?.jobPollMs ? { pollMs: config.testHooks.jobPollMs } : {}),
   });
 
   return {
@@ -250,7 +270,7 @@ export async function createPlatform(config: Config, opts: PlatformOptions = {})
     draining: false,
     startWorkers: () => workers.start(),
     async close() {
-      workers.stop();
+      await workers.stop();
       await jobs.stop();
       await delivery.close();
       await database.close();

@@ -1,7 +1,7 @@
 /**
  * Server mode for tests and local trials: a private PostgreSQL instance (initdb into a temporary
  * directory, its own port, restartable for real), and real `serve` / `work` processes spawned as
- * `node --import tsx src/main.ts <role>` so a kill reaches the process itself, not a wrapper.
+ * `node dist/main.js <role>` (compiled, as in production) so a kill reaches the process itself, not a wrapper.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +13,19 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+let built = false;
+/**
+ * The command that runs agentpress as production does: plain node on the compiled dist/main.js
+ * (scripts/build.mjs compiles it first when src/ is newer), no TypeScript loader.
+ */
+export function mainCommand(): string[] {
+  if (!built) {
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+    built = true;
+  }
+  return [join(ROOT, 'dist', 'main.js')];
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -221,7 +234,7 @@ export async function spawnRole(
 ): Promise<RoleProcess> {
   const port = role === 'serve' ? (opts.port ?? (await freePort())) : 0;
   const url = role === 'serve' ? `http://127.0.0.1:${port}` : undefined;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', role], {
+  const child = spawn(process.execPath, [...mainCommand(), role], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -23,6 +23,8 @@ export const EXAMPLES = {
     url: `${BASE}/p/post_8fKq2mZr`,
     json_url: `${BASE}/p/post_8fKq2mZr.json`,
     published_at: null,
+    revision: 1,
+    updated_at: null,
     content_trust: 'untrusted-user-content',
     license: LICENSE,
     status: 'queued',
@@ -33,6 +35,37 @@ export const EXAMPLES = {
       estimated_decision_at: '2026-11-22T08:20:00.000Z',
       retry_after_seconds: 1200,
     },
+  },
+  editAccepted: {
+    id: 'post_8fKq2mZr',
+    site: 'stories',
+    title: 'The keeper',
+    body: 'The published text stays up until the edit’s verdict…',
+    topics: ['sea'],
+    author: { name: 'Ferry Tales' },
+    url: `${BASE}/p/post_8fKq2mZr`,
+    json_url: `${BASE}/p/post_8fKq2mZr.json`,
+    published_at: '2026-11-22T08:21:00.000Z',
+    revision: 1,
+    updated_at: null,
+    content_trust: 'untrusted-user-content',
+    license: LICENSE,
+    status: 'published',
+    created_at: '2026-11-22T08:00:00.000Z',
+    charged: 250000,
+    moderation: {
+      state: 'running',
+      estimated_decision_at: '2026-11-22T09:00:30.000Z',
+      retry_after_seconds: 30,
+    },
+    edit: { revision: 2, status: 'queued', charged: 50000, created_at: '2026-11-22T09:00:00.000Z' },
+  },
+  editDryRun: {
+    dry_run: true,
+    valid: true,
+    price: 50000,
+    balance_after: 4700000,
+    prefilter: { signals: [], hint: 'model' },
   },
   dryRun: {
     dry_run: true,
@@ -71,9 +104,34 @@ export function eventExample(type: string) {
                   published_at: null,
                   rejection: { category: 'low_quality', reason: 'The text repeats itself.', refunded: true },
                 }
-              : type === 'post.published'
+              : type === 'post.published' || type === 'post.appeal_decided'
                 ? publishedPost
                 : { ...publishedPost, status: type.replace('post.', ''), published_at: null },
+          ...(type === 'post.appeal_decided'
+            ? {
+                appeal: {
+                  id: 'apl_7Qm2xR',
+                  decision_id: 'dec_4Tn8wK',
+                  status: 'reversed',
+                  created_at: '2026-11-22T09:00:00.000Z',
+                  decided_at: '2026-11-22T10:00:00.000Z',
+                  reason: 'Fiction about a crime, not instructions: within the policy.',
+                },
+              }
+            : {
+                revision:
+                  type === 'post.rejected'
+                    ? {
+                        number: 1,
+                        status: 'rejected',
+                        rejection: {
+                          category: 'low_quality',
+                          reason: 'The text repeats itself.',
+                          refunded: true,
+                        },
+                      }
+                    : { number: 1, status: type.replace('post.', '') },
+              }),
         };
   return {
     headers: {

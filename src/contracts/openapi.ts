@@ -3,8 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { BODY_SCHEMAS } from '../core/posts/bodies.js';
+import { BODY_SCHEMAS, editSchema } from '../core/posts/bodies.js';
 import { CATALOG, type ProblemCode } from '../core/problems.js';
+import { SITE_KINDS } from '../core/sites/sites.js';
 import { isMetered } from '../http/ceiling.js';
 import {
   CONTRACT_KEY,
@@ -203,6 +204,21 @@ function applyContracts(doc: OpenApiDoc, baseUrl: string): OpenApiDoc {
           },
         };
       }
+      if (path === '/v1/posts/{id}' && method === 'patch') {
+        op.requestBody = {
+          required: true,
+          description:
+            'Any subset of the members that created the post on its site (a story: title, body, topics), validated exactly like creation over the current text.',
+          content: {
+            'application/json': {
+              schema: {
+                oneOf: SITE_KINDS.map((site) => ({ title: site, ...inputSchema(editSchema(site)) })),
+              },
+              examples: { typo: { value: { title: 'The keeper of the light' } } },
+            },
+          },
+        };
+      }
       const codes = [...(contract?.problems ?? []), ...defaultCodes(path, method, op)];
       Object.assign(responses, problemResponses(codes, contract?.headers ?? {}, baseUrl));
       // Documented after the codes: a malformed MCP message is a JSON-RPC error, not validation_failed.
@@ -287,7 +303,12 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
             scheme: 'bearer',
             description: 'owner_token from POST /v1/manage/session, or the account page cookie.',
           },
-          adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (staff).' },
+          adminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'ADMIN_TOKEN (acts as "admin-token"), or a staff session token from POST /v1/staff/session (acts as that member). The scope "admin" means the admin role: a moderator gets 403.',
+          },
         },
         schemas: { Problem: problemSchema as never },
       },

@@ -4,7 +4,8 @@ import type { SiteKind } from './sites/sites.js';
 /** Job kinds and their payloads. */
 export interface JobPayloads {
   moderate: { post_id: string };
-  'deliver-webhook': { delivery_id: string };
+  /** `endpoint_id` bounds the deliveries running at once per endpoint (absent on jobs queued before it existed). */
+  'deliver-webhook': { delivery_id: string; endpoint_id?: string };
   sweep: Record<string, never>;
   /** Incremental build of these URL paths of one site (src/web/site-build.ts). */
   'site-rebuild': { site: SiteKind; paths: string[] };

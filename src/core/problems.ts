@@ -166,6 +166,43 @@ export const CATALOG = {
     description: 'The resource is not in a state that allows this operation.',
     action: 'Read the resource again and act on its current state.',
   },
+  appeal_exists: {
+    status: 409,
+    title: 'Already appealed',
+    description:
+      'This moderation decision was already appealed: each decision (statement_of_reasons.id) can be appealed once.',
+    action:
+      "Read the post (GET /v1/posts/{id}): its `appeal` shows the appeal's status and, once decided, the reason.",
+  },
+  appeal_window_closed: {
+    status: 409,
+    title: 'Appeal window closed',
+    description:
+      'A decision can be appealed within 6 months of it (statement_of_reasons.redress.appeal.deadline).',
+    action: 'The internal appeal is closed; out-of-court dispute settlement and the courts remain open.',
+  },
+  edit_pending: {
+    status: 409,
+    title: 'An edit is waiting',
+    description:
+      'The post has an edit waiting for its verdict (queued or with a person); a post has one edit waiting at a time. `pending_revision` names it. Nothing was charged.',
+    action:
+      'Wait for the verdict (GET /v1/posts/{id}/revisions or the webhook), then send the next edit against the text as it then is.',
+  },
+  review_claimed: {
+    status: 409,
+    title: 'Claimed by another reviewer',
+    description:
+      'Another staff member holds the claim on this post in review; until the claim expires only they may decide it.',
+    action:
+      'Leave it to them, or open it again after the claim expires (the detail says who holds it and until when).',
+  },
+  already_staff: {
+    status: 409,
+    title: 'Already on the staff',
+    description: 'A staff member with this e-mail address exists.',
+    action: 'Change that member with PATCH /v1/admin/staff/{id} instead of inviting again.',
+  },
   payment_failed: {
     status: 402,
     title: 'Payment failed',

@@ -1,6 +1,6 @@
 import { count, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { posts } from '../db/schema.js';
+import { postRevisions, posts } from '../db/schema.js';
 import type { Deps } from './context.js';
 import type { ModelLifecycle } from './moderation/lifecycle.js';
 
@@ -10,7 +10,7 @@ export const statusView = z
     api: z.literal('up'),
     moderation: z.object({
       model: z.enum(['idle', 'starting', 'running']),
-      queued: z.number().int().describe('posts waiting for a verdict'),
+      queued: z.number().int().describe('posts and edits waiting for a verdict'),
     }),
     time: z.string(),
   })
@@ -41,7 +41,12 @@ export class Status {
   private async read(): Promise<StatusView> {
     const { db, clock } = this.deps;
     const [q] = await db.select({ n: count() }).from(posts).where(eq(posts.status, 'queued'));
+    const [e] = await db.select({ n: count() }).from(postRevisions).where(eq(postRevisions.status, 'queued'));
     const model = await this.lifecycle.state(db);
-    return { api: 'up', moderation: { model, queued: q?.n ?? 0 }, time: clock.now().toISOString() };
+    return {
+      api: 'up',
+      moderation: { model, queued: (q?.n ?? 0) + (e?.n ?? 0) },
+      time: clock.now().toISOString(),
+    };
   }
 }

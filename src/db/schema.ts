@@ -105,16 +105,77 @@ export const ownerSessions = pgTable(
   (t) => [uniqueIndex('owner_sessions_token_idx').on(t.tokenHash)],
 );
 
-/** A staff console session (/admin): the cookie holds a random token, stored here only hashed. */
+/** A named staff member (core/staff/members.ts): invited by an admin, signs in by an e-mailed code. */
+export const staffMembers = pgTable(
+  'staff_members',
+  {
+    id: text('id').primaryKey(),
+    /** Lower-cased. */
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    role: text('role', { enum: ['moderator', 'admin'] }).notNull(),
+    /** The actor who invited them ("admin-token" or a staff id). */
+    invitedBy: text('invited_by').notNull(),
+    createdAt: ts('created_at').notNull(),
+    disabledAt: ts('disabled_at'),
+  },
+  (t) => [uniqueIndex('staff_members_email_idx').on(t.email)],
+);
+
+/** A six-digit sign-in code e-mailed to a staff member; one live challenge per member. */
+export const staffChallenges = pgTable('staff_challenges', {
+  staffId: text('staff_id')
+    .primaryKey()
+    .references(() => staffMembers.id),
+  codeHash: text('code_hash').notNull(),
+  attempts: integer('attempts').notNull().default(0),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+});
+
+/**
+ * A staff console session (/admin): the cookie holds a random token, stored here only hashed.
+ * `staff_id` is the member signed in; null for a session opened with the shared ADMIN_TOKEN.
+ */
 export const staffSessions = pgTable(
   'staff_sessions',
   {
     tokenHash: text('token_hash').primaryKey(),
+    staffId: text('staff_id').references(() => staffMembers.id),
     createdAt: ts('created_at').notNull(),
     expiresAt: ts('expires_at').notNull(),
   },
   (t) => [index('staff_sessions_expiry_idx').on(t.expiresAt)],
 );
+
+/** Append-only: who decided, removed, struck or changed what, and when (core/staff/audit.ts). */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    at: ts('at').notNull(),
+    /** "admin-token" or a staff member's id. */
+    actor: text('actor').notNull(),
+    /** The actor's e-mail (or "ADMIN_TOKEN") at the time: the log reads without joins. */
+    actorLabel: text('actor_label').notNull(),
+    action: text('action').notNull(),
+    /** What it was done to: a post, report, account, staff or appeal id. */
+    subject: text('subject').notNull(),
+    detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  },
+  (t) => [index('audit_log_subject_idx').on(t.subject, t.id)],
+);
+
+/** Who holds a post in review, until when: two people never decide the same item. */
+export const reviewClaims = pgTable('review_claims', {
+  postId: text('post_id')
+    .primaryKey()
+    .references(() => posts.id),
+  actor: text('actor').notNull(),
+  actorLabel: text('actor_label').notNull(),
+  claimedAt: ts('claimed_at').notNull(),
+  expiresAt: ts('expires_at').notNull(),
+});
 
 /** Append-only: every movement of money. Sum of amounts per account = its balance. */
 export const ledger = pgTable(
@@ -125,7 +186,7 @@ export const ledger = pgTable(
       .notNull()
       .references(() => accounts.id),
     kind: text('kind', {
-      enum: ['top_up', 'post_fee', 'refund', 'fine', 'search_fee', 'auto_recharge', 'withdrawal'],
+      enum: ['top_up', 'post_fee', 'edit_fee', 'refund', 'fine', 'search_fee', 'auto_recharge', 'withdrawal'],
     }).notNull(),
     amount: micros('amount').notNull(),
     balanceAfter: micros('balance_after').notNull(),
@@ -221,21 +282,80 @@ export const posts = pgTable(
     /** MinHash of title and body (core/moderation/near-duplicate.ts), set when the post is queued. */
     fingerprint: text('fingerprint'),
     moderation: jsonb('moderation').$type<Record<string, unknown>>(),
+    /** The statement of reasons of the post's latest decision (core/moderation/statement.ts). */
+    statement: jsonb('statement').$type<Record<string, unknown>>(),
     rejectionCategory: text('rejection_category'),
     rejectionReason: text('rejection_reason'),
     refunded: boolean('refunded').notNull().default(false),
     /** Classifieds expire; events end. Lists leave out posts past this instant. */
     visibleUntil: ts('visible_until'),
     startsAt: ts('starts_at'),
+    /** The public revision: 1 as posted, the number of the last published edit after that. */
+    revision: integer('revision').notNull().default(1),
     createdAt: ts('created_at').notNull(),
     decidedAt: ts('decided_at'),
     publishedAt: ts('published_at'),
+    /** When a published edit last replaced the text (null: never edited). */
+    updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
   },
   (t) => [
     index('posts_site_published_idx').on(t.site, t.status, t.publishedAt),
     index('posts_account_idx').on(t.accountId, t.createdAt),
     index('posts_status_idx').on(t.status),
+  ],
+);
+
+/**
+ * Revisions of a published post (PATCH /v1/posts/{id}): each edit is a row, moderated like a post.
+ * The post row keeps the public (current) text; revision 1 is copied here from it when the first
+ * edit arrives, so the history is complete. At most one revision per post waits (queued or review).
+ */
+export const postRevisions = pgTable(
+  'post_revisions',
+  {
+    id: text('id').primaryKey(),
+    postId: text('post_id')
+      .notNull()
+      .references(() => posts.id),
+    number: integer('number').notNull(),
+    site: text('site').notNull(),
+    accountId: text('account_id')
+      .notNull()
+      .references(() => accounts.id),
+    keyId: text('key_id'),
+    status: text('status', {
+      enum: ['queued', 'review', 'published', 'superseded', 'rejected', 'cancelled'],
+    }).notNull(),
+    title: text('title'),
+    body: text('body').notNull(),
+    topics: jsonb('topics').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    fields: jsonb('fields').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    country: text('country'),
+    state: text('state'),
+    city: text('city'),
+    visibleUntil: ts('visible_until'),
+    startsAt: ts('starts_at'),
+    fingerprint: text('fingerprint'),
+    /** Micro-dollars paid for this revision (the edit fee; revision 1: the post fee). */
+    charged: micros('charged').notNull(),
+    /** What posting this text would cost: the base of the abuse fine (abuse_multiplier times it in all). */
+    postPrice: micros('post_price').notNull(),
+    prefilter: jsonb('prefilter').$type<Record<string, unknown>>(),
+    moderation: jsonb('moderation').$type<Record<string, unknown>>(),
+    rejectionCategory: text('rejection_category'),
+    rejectionReason: text('rejection_reason'),
+    refunded: boolean('refunded').notNull().default(false),
+    createdAt: ts('created_at').notNull(),
+    decidedAt: ts('decided_at'),
+    publishedAt: ts('published_at'),
+  },
+  (t) => [
+    uniqueIndex('post_revisions_number_idx').on(t.postId, t.number),
+    uniqueIndex('post_revisions_one_pending_idx')
+      .on(t.postId)
+      .where(sql`${t.status} in ('queued', 'review')`),
+    index('post_revisions_status_idx').on(t.status, t.createdAt),
   ],
 );
 
@@ -276,11 +396,67 @@ export const reports = pgTable(
     status: text('status', { enum: ['open', 'resolved'] })
       .notNull()
       .default('open'),
+    /** content_removed | no_action, set with status resolved. */
     resolution: text('resolution'),
+    /** A person's reason for no_action. */
+    resolutionReason: text('resolution_reason'),
     createdAt: ts('created_at').notNull(),
     resolvedAt: ts('resolved_at'),
   },
-  (t) => [index('reports_status_idx').on(t.status, t.createdAt)],
+  (t) => [index('reports_status_idx').on(t.status, t.createdAt), index('reports_post_idx').on(t.postId)],
+);
+
+/**
+ * Append-only: every moderation decision (a verdict, a person's review outcome, a removal), the
+ * record its statement of reasons is built from and the transparency report counts.
+ */
+export const decisions = pgTable(
+  'decisions',
+  {
+    id: text('id').primaryKey(),
+    postId: text('post_id').notNull(),
+    accountId: text('account_id').notNull(),
+    /** published | review | rejected | removed */
+    outcome: text('outcome').notNull(),
+    category: text('category'),
+    /** The decision was made by a machine (rules or a model), not a person. */
+    automated: boolean('automated').notNull(),
+    /** How long the post waited for this decision (from its creation), in milliseconds. */
+    waitedMs: bigint('waited_ms', { mode: 'number' }).notNull(),
+    strike: boolean('strike').notNull().default(false),
+    banned: boolean('banned').notNull().default(false),
+    decidedAt: ts('decided_at').notNull(),
+  },
+  (t) => [index('decisions_post_idx').on(t.postId), index('decisions_decided_idx').on(t.decidedAt)],
+);
+
+/** One appeal per decision (the unique index), filed by the post's account, decided by a person. */
+export const appeals = pgTable(
+  'appeals',
+  {
+    id: text('id').primaryKey(),
+    decisionId: text('decision_id').notNull(),
+    postId: text('post_id').notNull(),
+    accountId: text('account_id').notNull(),
+    statement: text('statement').notNull(),
+    status: text('status', { enum: ['pending', 'upheld', 'reversed'] })
+      .notNull()
+      .default('pending'),
+    reason: text('reason'),
+    /** Who decided: a text actor ("admin-token" for the shared token or its console session). */
+    decidedBy: text('decided_by'),
+    createdAt: ts('created_at').notNull(),
+    decidedAt: ts('decided_at'),
+    /** Money and standing the reversal gave back (audit). */
+    refunded: micros('refunded').notNull().default(0),
+    strikeRemoved: boolean('strike_removed').notNull().default(false),
+    banLifted: boolean('ban_lifted').notNull().default(false),
+  },
+  (t) => [
+    uniqueIndex('appeals_decision_idx').on(t.decisionId),
+    index('appeals_status_idx').on(t.status, t.createdAt),
+    index('appeals_account_idx').on(t.accountId, t.createdAt),
+  ],
 );
 
 /** Daily allowances (search, reports) counted per subject and UTC day, shared by every process. */

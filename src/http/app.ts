@@ -25,6 +25,7 @@ import { reportRoutes } from './routes/reports.js';
 import { searchRoutes } from './routes/search.js';
 import { siteRoutes } from './routes/site.js';
 import { stripeRoutes } from './routes/stripe.js';
+import { transparencyRoutes } from './routes/transparency.js';
 import { webRoutes } from './routes/web.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
@@ -148,6 +149,7 @@ export async function buildApp(platform: Platform, opts: BuildAppOptions = {}): 
     await adminRoutes(api, ctx);
     await postRoutes(api, ctx);
     await reportRoutes(api, ctx);
+    await transparencyRoutes(api, ctx);
     await relayRoutes(api, ctx);
     await webhookRoutes(api, ctx);
     await searchRoutes(api, ctx);

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../core/accounts/keys.js';
 import { Problem } from '../core/problems.js';
+import type { Actor } from '../core/staff/audit.js';
 import type { Services } from '../platform.js';
 
 export const OWNER_COOKIE = 'ap_owner';
@@ -61,16 +62,21 @@ export class Auth {
     return token ? this.services.ownerSessions.authenticate(token) : null;
   }
 
-  /** /v1/admin/*: `Bearer <ADMIN_TOKEN>` only (the console's session cookie is for its pages). */
-  async staff(req: FastifyRequest): Promise<void> {
+  /**
+   * /v1/admin/*: `Bearer <ADMIN_TOKEN>` (acts as "admin-token") or `Bearer <staff session token>`
+   * from POST /v1/staff/session (acts as that member). The console's cookie is for its pages.
+   */
+  async staff(req: FastifyRequest): Promise<Actor> {
     const token = bearer(req);
-    if (!token || !this.services.staffSessions.isAdminToken(token))
-      throw unauthorized('This needs `Authorization: Bearer <ADMIN_TOKEN>`.');
+    const actor = token ? await this.services.staffSessions.authenticateBearer(token) : null;
+    if (!actor)
+      throw unauthorized('This needs `Authorization: Bearer <ADMIN_TOKEN>` or a staff session token.');
+    return actor;
   }
 
-  /** The console's session cookie. */
-  async staffFromCookie(req: FastifyRequest): Promise<boolean> {
+  /** The console's session cookie: who is signed in, or null. */
+  async staffFromCookie(req: FastifyRequest): Promise<Actor | null> {
     const session = req.cookies?.[ADMIN_COOKIE];
-    return !!session && (await this.services.staffSessions.authenticate(session));
+    return session ? this.services.staffSessions.authenticate(session) : null;
   }
 }

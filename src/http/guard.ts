@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Principal } from '../core/accounts/keys.js';
 import { Problem } from '../core/problems.js';
+import type { Actor } from '../core/staff/audit.js';
 import type { Auth } from './auth.js';
 
 /**
@@ -12,7 +13,7 @@ export type RequestPrincipal =
   | { kind: 'public' }
   | { kind: 'agent'; agent: Principal }
   | { kind: 'owner'; accountId: string; via: 'bearer' | 'cookie' }
-  | { kind: 'staff'; via: 'bearer' | 'cookie' };
+  | { kind: 'staff'; via: 'bearer' | 'cookie'; actor: Actor };
 
 /**
  * How a route is reached. API routes declare it with operation({ security }) (the OpenAPI
@@ -24,6 +25,7 @@ export type Access =
   | 'agent'
   | 'owner'
   | 'staff'
+  | 'staff-admin'
   | 'page'
   | 'owner-page'
   | 'owner-page?'
@@ -61,7 +63,8 @@ export function accessOf(security: Security | undefined): Access | undefined {
   if (scheme === 'apiKey') return optional ? 'agent?' : 'agent';
   if (optional) throw new Error(`guard: only the API key may be optional (${scheme})`);
   if (scheme === 'ownerSession') return 'owner';
-  if (scheme === 'adminToken') return 'staff';
+  if (scheme === 'adminToken')
+    return security.some((s) => s.adminToken?.includes('admin')) ? 'staff-admin' : 'staff';
   throw new Error(`guard: unknown security scheme ${scheme}`);
 }
 
@@ -125,9 +128,12 @@ function guardFor(access: Access, auth: Auth, ownOrigin: string, denied: Denied 
         req.principal = { kind: 'owner', ...owner };
       };
     case 'staff':
+    case 'staff-admin':
       return async (req) => {
-        await auth.staff(req);
-        req.principal = { kind: 'staff', via: 'bearer' };
+        const actor = await auth.staff(req);
+        if (access === 'staff-admin' && actor.role !== 'admin')
+          throw new Problem('forbidden', { detail: 'Only an admin may do this; your role is moderator.' });
+        req.principal = { kind: 'staff', via: 'bearer', actor };
       };
     case 'page':
       return async (req) => {
@@ -146,8 +152,9 @@ function guardFor(access: Access, auth: Auth, ownOrigin: string, denied: Denied 
     case 'staff-page':
       return async (req, reply) => {
         csrf(req);
-        if (!(await auth.staffFromCookie(req))) return deny(req, reply, denied);
-        req.principal = { kind: 'staff', via: 'cookie' };
+        const actor = await auth.staffFromCookie(req);
+        if (!actor) return deny(req, reply, denied);
+        req.principal = { kind: 'staff', via: 'cookie', actor };
       };
   }
 }
@@ -200,6 +207,13 @@ export function agentOf(req: FastifyRequest): Principal {
 export function optionalAgentOf(req: FastifyRequest): Principal | undefined {
   const p = req.principal;
   return p?.kind === 'agent' ? p.agent : undefined;
+}
+
+/** The staff member (or "admin-token") a staff route or console page acts for. */
+export function staffOf(req: FastifyRequest): Actor {
+  const p = req.principal;
+  if (p?.kind !== 'staff') throw new Error('staffOf: the route does not declare staff access');
+  return p.actor;
 }
 
 export function ownerOf(req: FastifyRequest): string {

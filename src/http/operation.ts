@@ -12,7 +12,7 @@ import { CATALOG, type ProblemCode } from '../core/problems.js';
  *     schema: operation({
  *       tags: ['things'],
  *       summary: 'One thing',
- *       security: KEYED,                     // PUBLIC, OPTIONAL_KEY, KEYED, OWNER or STAFF
+ *       security: KEYED,                     // PUBLIC, OPTIONAL_KEY, KEYED, OWNER, STAFF or STAFF_ADMIN
  *       params: z.object({ id: z.string() }),  // request schemas, exactly as fastify takes them
  *       responses: { 200: thingView },         // success status -> zod schema; null: no body (204)
  *       problems: ['not_found'],               // codes the route itself raises (status from CATALOG)
@@ -91,6 +91,8 @@ export const OPTIONAL_KEY: Record<string, string[]>[] = [{}, { apiKey: [] }];
 export const KEYED: Record<string, string[]>[] = [{ apiKey: [] }];
 export const OWNER: Record<string, string[]>[] = [{ ownerSession: [] }];
 export const STAFF: Record<string, string[]>[] = [{ adminToken: [] }];
+/** Staff with the admin role (the ADMIN_TOKEN is one); a moderator gets 403 forbidden. */
+export const STAFF_ADMIN: Record<string, string[]>[] = [{ adminToken: ['admin'] }];
 
 export interface OperationSpec {
   tags: string[];

@@ -1,15 +1,26 @@
+import { sql } from 'drizzle-orm';
 import PgBoss from 'pg-boss';
 import type { JobName, JobPayloads, JobSender, SendOptions } from '../core/jobs.js';
-import { type Database, type Executor, executorFor } from '../db/client.js';
+import { type Database, type Executor, executorFor, queryRows } from '../db/client.js';
 
 export const JOB_NAMES: JobName[] = ['moderate', 'deliver-webhook', 'sweep', 'site-rebuild'];
 
 /** Queue options by kind. `short`: at most one waiting job per singleton key (site rebuilds merge into it). */
 const QUEUE_POLICIES: Partial<Record<JobName, 'short'>> = { 'site-rebuild': 'short' };
 
+/** The channel on which `send` announces a job (NOTIFY is delivered when the sender commits). */
+export const JOBS_CHANNEL = 'agentpress_jobs';
+
+/** A fetched job: its id and payload. */
+export interface FetchedJob<N extends JobName> {
+  id: string;
+  data: JobPayloads[N];
+}
+
 /**
  * Jobs are rows in the same database (pg-boss). `send` takes the transaction that causes the
- * job, so the state change and its job commit together or not at all.
+ * job, so the state change and its job commit together or not at all, and announces it on
+ * JOBS_CHANNEL in the same transaction, so workers hear of it the moment it commits (no poll).
  */
 export class JobQueue implements JobSender {
   readonly boss: PgBoss;
@@ -57,24 +68,49 @@ export class JobQueue implements JobSender {
     data: JobPayloads[N],
     options: SendOptions = {},
   ): Promise<string | null> {
-    return this.boss.send(name, data, { ...options, db: executorFor(exec) });
+    const db = executorFor(exec);
+    const id = await this.boss.send(name, data, { ...options, db });
+    // Sent even for a later start: a worker that hears it learns the queue's next due time.
+    if (id !== null) await db.executeSql('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, name]);
+    return id;
   }
 
-  /** Polls for jobs; each fetched batch runs concurrently (one slow job does not hold up the rest). */
-  async work<N extends JobName>(
-    name: N,
-    handler: (data: JobPayloads[N], job: { id: string }) => Promise<void>,
-    opts: { batchSize?: number; pollingIntervalSeconds?: number } = {},
-  ): Promise<string> {
-    return this.boss.work<JobPayloads[N]>(
-      name,
-      { batchSize: opts.batchSize ?? 1, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5 },
-      async (jobs) => {
-        const results = await Promise.allSettled(jobs.map((job) => handler(job.data, { id: job.id })));
-        const failed = results.find((r) => r.status === 'rejected');
-        if (failed) throw (failed as PromiseRejectedResult).reason;
+  /**
+   * Calls `onJob(name)` whenever a job of that kind is committed, and `onMissed()` when the
+   * listening connection was lost and is back (announcements may have been missed meanwhile).
+   */
+  listen(onJob: (name: JobName) => void, onMissed: () => void): Promise<() => Promise<void>> {
+    return this.database.listen(
+      JOBS_CHANNEL,
+      (payload) => {
+        if ((JOB_NAMES as string[]).includes(payload)) onJob(payload as JobName);
       },
+      onMissed,
     );
+  }
+
+  /** Takes up to `max` due jobs of one kind (they become active: no one else gets them). */
+  async fetch<N extends JobName>(name: N, max: number): Promise<FetchedJob<N>[]> {
+    const jobs = await this.boss.fetch<JobPayloads[N]>(name, { batchSize: max });
+    return jobs.map((j) => ({ id: j.id, data: j.data }));
+  }
+
+  complete(name: JobName, ids: string[]): Promise<void> {
+    return this.boss.complete(name, ids);
+  }
+
+  fail(name: JobName, id: string, err: unknown): Promise<void> {
+    return this.boss.fail(name, id, { message: err instanceof Error ? err.message : String(err) });
+  }
+
+  /** When the earliest waiting job of this kind becomes due (null: none waits). */
+  async nextDue(name: JobName): Promise<Date | null> {
+    const rows = await queryRows<{ at: Date | string | null }>(
+      this.database.db,
+      sql`SELECT min(start_after) AS at FROM pgboss.job WHERE name = ${name} AND state < 'active'`,
+    );
+    const at = rows[0]?.at;
+    return at ? new Date(at) : null;
   }
 
   async stop(): Promise<void> {

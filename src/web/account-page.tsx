@@ -59,6 +59,16 @@ export interface AccountPageData {
   deletionRequested: boolean;
   ledger: LedgerPage['data'];
   webhooks: { id: string; url: string; events: string[]; status: string }[];
+  /** Appeals of the account's moderation decisions, newest first. */
+  appeals?: {
+    id: string;
+    post_id: string;
+    post_title: string | null;
+    status: string;
+    created_at: string;
+    decided_at: string | null;
+    reason: string | null;
+  }[];
   topUpAmounts: readonly number[];
   payments: 'test' | 'stripe';
   newKey?: string | undefined;
@@ -71,6 +81,7 @@ export interface AccountPageData {
 const KIND_LABEL: Record<string, string> = {
   top_up: 'Top-up',
   post_fee: 'Post',
+  edit_fee: 'Edit',
   refund: 'Refund',
   fine: 'Fine',
   search_fee: 'Search',
@@ -235,6 +246,31 @@ export function accountPage(opts: AccountPageData) {
             </li>
           ))}
         </ul>
+      )}
+
+      <h2>Appeals</h2>
+      {(opts.appeals ?? []).length === 0 ? (
+        <p class="muted">
+          No appeals. An agent appeals a rejection or removal with POST /v1/posts/{'{id}'}/appeal (free,
+          within 6 months).
+        </p>
+      ) : (
+        <table id="appeals">
+          <tbody>
+            {(opts.appeals ?? []).map((x) => (
+              <tr id={`appeal-${x.id}`}>
+                <td class="muted">{x.created_at.slice(0, 16).replace('T', ' ')}</td>
+                <td>
+                  {x.post_title ?? '(untitled)'} <span class="muted">{x.post_id}</span>
+                </td>
+                <td class="appeal-status">{x.status}</td>
+                <td>
+                  {x.decided_at ? `${x.decided_at.slice(0, 16).replace('T', ' ')}: ${x.reason ?? ''}` : ''}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
 
       <h2>History</h2>

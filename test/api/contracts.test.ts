@@ -93,6 +93,7 @@ describe('machine-readable contracts, generated from the code', () => {
       r.json.components.messages as Record<string, { name: string; headers: { required: string[] } }>,
     );
     expect(names.map((m) => m.name).sort()).toEqual([
+      'post.appeal_decided',
       'post.published',
       'post.rejected',
       'post.removed',
@@ -246,7 +247,14 @@ describe('the contract checks themselves', () => {
         .all()
         .map((m) => m.name())
         .sort(),
-    ).toEqual(['post.published', 'post.rejected', 'post.removed', 'post.review', 'webhook.test']);
+    ).toEqual([
+      'post.appeal_decided',
+      'post.published',
+      'post.rejected',
+      'post.removed',
+      'post.review',
+      'webhook.test',
+    ]);
   });
 
   it('the webhook checker refuses a body or headers that break /asyncapi.json', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, ROOT, waitFor } from '../../scripts/lib/cluster.js';
+import { freePort, mainCommand, ROOT, waitFor } from '../../scripts/lib/cluster.js';
 
 /**
  * "No code, token, key or e-mail body in any log line": the real server (`npm start`'s process,
@@ -24,7 +24,7 @@ afterAll(() => {
 async function start(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, mainCommand(), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -22,6 +22,9 @@ const TOOL_NAMES = [
   'check_story',
   'get_post',
   'delete_post',
+  'appeal_verdict',
+  'edit_post',
+  'list_revisions',
   'list_posts',
   'search_posts',
   'report_post',
@@ -150,7 +153,7 @@ const rawMcp = (headers: Record<string, string>) =>
   });
 
 describe('MCP at /mcp with the SDK client', () => {
-  it('lists the 15 tools, each with input and output schemas and all four annotations', async () => {
+  it('lists the 17 tools, each with input and output schemas and all four annotations', async () => {
     const { client, tools } = await connect(author.key);
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {
@@ -167,6 +170,11 @@ describe('MCP at /mcp with the SDK client', () => {
     expect(byName.get_policy?.annotations?.readOnlyHint).toBe(true);
     expect(byName.delete_post?.annotations?.destructiveHint).toBe(true);
     expect(byName.post_story?.annotations?.idempotentHint).toBe(false);
+    // edit_post: the id is required, every member of the story optional (the same zod schema as REST).
+    expect(byName.edit_post?.inputSchema.required).toEqual(['id']);
+    expect(Object.keys(byName.edit_post?.inputSchema.properties ?? {}).sort()).toEqual(
+      ['body', 'id', 'idempotency_key', 'title', 'topics'].sort(),
+    );
     expect(client.getInstructions()).toMatch(/untrusted/);
     expect(client.getInstructions()).toMatch(/check_story/);
     expect(client.getServerVersion()?.name).toBe('agentpress');
@@ -205,6 +213,60 @@ describe('MCP at /mcp with the SDK client', () => {
       await call(client, 'post_story', { ...body, title: 'Other', idempotency_key: key }),
     );
     expect(reused.code).toBe('idempotency_key_reused');
+  });
+
+  it('edit_post charges the edit once per idempotency key, list_revisions shows it, REST replays it; a second edit is edit_pending', async () => {
+    const acct = await fundedAccount(env, 1_000_000);
+    const posted = await env.call('POST', '/v1/posts', {
+      key: acct.key,
+      body: { title: 'Tide tables', body: story(), topics: ['sea'] },
+    });
+    await env.platform.workers.drain('moderate');
+    const id = posted.json.id;
+    const { client } = await connect(acct.key);
+    const key = `mcp-edit-${uniq()}`;
+    const first = await call(client, 'edit_post', {
+      id,
+      title: 'Tide tables, corrected',
+      idempotency_key: key,
+    });
+    const edit = ok(first);
+    expect(edit).toMatchObject({ id, status: 'published', title: 'Tide tables', revision: 1 });
+    expect(edit.edit).toMatchObject({ revision: 2, status: 'queued', charged: PRICES.edit });
+    expect(first._meta?.['retry-after']).toBe(String(edit.moderation.retry_after_seconds));
+    const again = await call(client, 'edit_post', {
+      id,
+      title: 'Tide tables, corrected',
+      idempotency_key: key,
+    });
+    expect(ok(again).edit.revision).toBe(2);
+    expect(again._meta?.['idempotent-replayed']).toBe('true');
+    const viaRest = await fetchReply(env, `${base}/v1/posts/${id}`, {
+      method: 'PATCH',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${acct.key}`,
+        'idempotency-key': key,
+      },
+      body: JSON.stringify({ title: 'Tide tables, corrected' }),
+    });
+    expect(viaRest.status, viaRest.text).toBe(202);
+    expect(viaRest.headers['idempotent-replayed']).toBe('true');
+    expect(problemOf(await call(client, 'edit_post', { id, title: 'Another' })).code).toBe('edit_pending');
+    const revs = ok(await call(client, 'list_revisions', { id }));
+    expect(revs.data.map((r: Json) => [r.revision, r.status, r.current])).toEqual([
+      [1, 'published', true],
+      [2, 'queued', false],
+    ]);
+    expect(revs).toEqual((await rest('GET', `/v1/posts/${id}/revisions`, { key: acct.key })).json);
+    await env.platform.workers.drain('moderate');
+    expect((await rest('GET', `/v1/posts/${id}`)).json).toMatchObject({
+      title: 'Tide tables, corrected',
+      revision: 2,
+    });
+    expect(problemOf(await call(client, 'edit_post', { id, tilte: 'typo' })).code).toBe('validation_failed');
+    expect(await balance(acct.id)).toBe(1_000_000 - PRICES.post - PRICES.edit);
+    expect(await ledgerSum(env.platform.database.db, acct.id)).toBe(await balance(acct.id));
   });
 
   it('without balance, post_story is a tool error: 402 insufficient_balance with account_url for the human', async () => {
@@ -374,6 +436,21 @@ describe('MCP at /mcp with the SDK client', () => {
     });
     expect(ok(await call(client, 'get_post', { id: post.id })).status).toBe('deleted');
     expect(problemOf(await call(client, 'delete_post', { id: 'post_nope' })).code).toBe('not_found');
+
+    // A low-quality rejection is appealed with appeal_verdict, once.
+    const thin = ok(await call(client, 'post_story', { title: 'Thin', body: wordsExactly(300) }));
+    await env.platform.workers.drain('moderate');
+    const rejected = ok(await call(client, 'get_post', { id: thin.id }));
+    expect(rejected.status).toBe('rejected');
+    const filed = ok(await call(client, 'appeal_verdict', { id: thin.id, statement: 'It is a sound poem.' }));
+    expect(filed).toMatchObject({
+      post_id: thin.id,
+      decision_id: rejected.statement_of_reasons.id,
+      status: 'pending',
+    });
+    expect(problemOf(await call(client, 'appeal_verdict', { id: thin.id, statement: 'again' })).code).toBe(
+      'appeal_exists',
+    );
   });
 
   it('answers 401 with WWW-Authenticate to a wrong key, and 403 to a foreign Origin', async () => {

@@ -16,7 +16,7 @@ import { openTestDatabase, startTestEnv, type TestEnv } from '../helpers/harness
 import { NON_PUBLIC_URLS } from '../helpers/ssrf.js';
 import { story } from '../helpers/stories.js';
 
-const POST_EVENTS = ['post.published', 'post.rejected', 'post.review', 'post.removed'];
+const POST_EVENTS = ['post.published', 'post.rejected', 'post.review', 'post.removed', 'post.appeal_decided'];
 
 // ---------------------------------------------------------------------------------------------
 // A local receiver: verifies every request with the official standardwebhooks library, dedupes
@@ -337,7 +337,7 @@ describe('registering endpoints', () => {
 });
 
 describe('deliveries to a local receiver', () => {
-  it('a good story reaches the endpoint as a signed post.published {type, timestamp, data: {post}}', async () => {
+  it('a good story reaches the endpoint as a signed post.published {type, timestamp, data: {post, revision}}', async () => {
     const a = await fundedAccount(env);
     const rx = await receiver();
     const ep = await subscribe(a.key, rx);
@@ -358,7 +358,8 @@ describe('deliveries to a local receiver', () => {
     expect(Object.keys(body).sort()).toEqual(['data', 'timestamp', 'type']);
     expect(body.type).toBe('post.published');
     expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
-    expect(Object.keys(body.data)).toEqual(['post']);
+    expect(Object.keys(body.data)).toEqual(['post', 'revision']);
+    expect(body.data.revision).toEqual({ number: 1, status: 'published' });
     expect(body.data.post.id).toBe(postId);
     expect(body.data.post.content_trust).toBe('untrusted-user-content');
     expect(body.data.post.title).toBe('Café naïve — the ☕ morning');

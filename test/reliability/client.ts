@@ -14,6 +14,8 @@ export interface Answer {
   at: number;
   method: string;
   path: string;
+  /** postOnce only, when the deadline passed: every answer this post got, in order. */
+  trail?: string[];
 }
 
 export async function call(
@@ -113,10 +115,12 @@ export async function postOnce(
 ): Promise<Answer | undefined> {
   const idem = `rel-${randomBytes(8).toString('hex')}`;
   const body = newStory();
+  const mine: Answer[] = [];
   while (Date.now() < deadline) {
     const url = typeof base === 'string' ? base : base();
     const r = await call(url, 'POST', '/v1/posts', { key, body, headers: { 'idempotency-key': idem } });
     log.push(r);
+    mine.push(r);
     if (r.status === 202) return r;
     if (r.status === 0 || r.status === 503 || r.status === 429 || r.status === 409) {
       const wait = Number(r.retryAfter ?? '1');
@@ -125,5 +129,9 @@ export async function postOnce(
     }
     throw new Error(`post answered ${r.status}: ${JSON.stringify(r.json)}`);
   }
-  return undefined;
+  const last = mine.at(-1);
+  if (!last) return undefined;
+  const start = mine[0]?.at ?? 0;
+  const trail = mine.map((a) => `+${a.at - start}ms ${a.status} ${a.error ?? a.json?.code ?? ''}`);
+  return { ...last, trail };
 }

@@ -3,7 +3,9 @@ import {
   ABUSE_CATEGORIES,
   BLIND_A_DIR,
   BLIND_B_DIR,
+  DEV_D_DIR,
   type EvalItem,
+  HELDOUT_D_DIR,
   HELDOUT_DIR,
   type Judged,
   judge,
@@ -114,9 +116,11 @@ describe('moderation evaluation set (eval/stories)', () => {
 describe.each([
   ['eval/blind-a', BLIND_A_DIR, true],
   ['eval/blind-b', BLIND_B_DIR, true],
+  ['eval/dev-d', DEV_D_DIR, true],
   // The held-out set is measured, not tuned against: its one false rejection (a good story
   // rejected as low quality, refunded) is reported in the README rather than fixed here.
   ['eval/heldout-c', HELDOUT_DIR, false],
+  ['eval/heldout-d', HELDOUT_D_DIR, false],
 ])('the sets written blind (%s)', (_name, dir, noFalseRejection) => {
   const set = loadEvalSet(dir);
   const abuse = set.filter((i) => i.category !== null && i.category !== 'low_quality');

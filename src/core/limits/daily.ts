@@ -12,6 +12,8 @@ export type DailyScope =
   | 'relay_account'
   | 'owner_code_account'
   | 'staff_sign_in_ip'
+  /** Sign-in codes e-mailed to one staff member. */
+  | 'staff_code'
   /** Sign-ups per client address (an IPv6 /64); the subject carries the window, see accounts.ts. */
   | 'account_create_ip'
   /** Mail the service sends to one (lower-cased) address, every kind together. */

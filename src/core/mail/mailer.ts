@@ -11,7 +11,14 @@ import { newId } from '../secrets.js';
 export const MAIL_RETRY_SECONDS = 60;
 
 /** What a mail is for: the one thing about it (with the masked address and the id) that is logged. */
-export type MailKind = 'owner_code' | 'low_balance' | 'recharge_declined' | 'account_deleted' | 'relay';
+export type MailKind =
+  | 'owner_code'
+  | 'staff_code'
+  | 'staff_invite'
+  | 'low_balance'
+  | 'recharge_declined'
+  | 'account_deleted'
+  | 'relay';
 
 export interface Mail {
   kind: MailKind;

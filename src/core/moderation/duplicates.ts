@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNotNull, lt, lte, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lt, lte, ne, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { posts } from '../../db/schema.js';
 import { countWords } from '../posts/text.js';
@@ -24,11 +24,20 @@ export function postFingerprint(body: string): string | null {
  * The most similar earlier post of the same site: among the site's most recent posts and the
  * author's own, created before `before` (for a stored post, `excludeId`: ties broken by id, so
  * of two identical posts queued in the same millisecond exactly one is the duplicate). Null when
- * nothing was compared. Of equally similar posts the oldest is named (the original).
+ * nothing was compared. Of equally similar posts the oldest is named (the original). An edit
+ * (`otherThan`: its post) compares with every other post created before the edit.
  */
 export async function nearestEarlierPost(
   db: Executor,
-  q: { site: SiteKind; accountId: string; fingerprint: string | null; before: Date; excludeId?: string },
+  q: {
+    site: SiteKind;
+    accountId: string;
+    fingerprint: string | null;
+    before: Date;
+    excludeId?: string;
+    /** An edit: the post being edited is left out (an edit is not a copy of its own post). */
+    otherThan?: string;
+  },
 ): Promise<{ id: string; similarity: number } | null> {
   if (!q.fingerprint) return null;
   // A stored post compares with those created before it (same instant: the lower id first); a
@@ -41,6 +50,7 @@ export async function nearestEarlierPost(
     inArray(posts.status, [...COMPARED]),
     isNotNull(posts.fingerprint),
     earlier,
+    q.otherThan ? ne(posts.id, q.otherThan) : undefined,
   );
   const cols = { id: posts.id, fingerprint: posts.fingerprint, createdAt: posts.createdAt };
   const corpus = await db

@@ -2,6 +2,8 @@ import type { AbuseCategory } from '../policy/types.js';
 import type { SiteKind } from '../sites/sites.js';
 import { type Classification, type ClassifierModel, classify, policyClassifier } from './classifier.js';
 import { type PrefilterResult, QUALITY_REJECT, type Signal } from './prefilter.js';
+import STORY_MODEL from './story-model.json' with { type: 'json' };
+import { describeSignals, type StoryModel, scoreStory } from './story-score.js';
 import { triage } from './triage.js';
 
 export type Decision = 'publish' | 'review' | 'reject';
@@ -85,6 +87,34 @@ function where(c: Classification): string {
   return ` (${span}: "${excerpt(w.text, 120)}")`;
 }
 
+/** The abuse category a story-score signal points at (for the review queue's sorting). */
+function categoryOfSignal(id: string | undefined): RejectionCategory {
+  switch (id) {
+    case 'link':
+    case 'lure':
+      return 'spam';
+    case 'person_locator':
+      return 'privacy';
+    case 'group_dehumanise':
+    case 'group_removal':
+      return 'hate';
+    case 'ai_address':
+    case 'ai_mention':
+      return 'agent_injection';
+    case 'age_romance':
+      return 'sexual_minors';
+    case 'self_harm':
+      return 'self_harm';
+    case 'steps':
+    case 'steps_harm':
+    case 'quantities':
+    case 'imperatives':
+      return 'violence_instructions';
+    default:
+      return 'harassment';
+  }
+}
+
 const worstScore = (c: Classification) => c.worst?.score ?? 0;
 
 const lowQualityReason = (why: string) => `The text does not read as a story: ${why}. The fee is refunded.`;
@@ -120,11 +150,20 @@ export async function judge(moderator: Moderator, input: ModerationInput): Promi
 export class LocalModerator implements Moderator {
   readonly name = 'local';
   readonly #classifier: (() => ClassifierModel) | undefined;
+  readonly #story: StoryModel | null;
+  readonly #triage: boolean;
 
-  /** `classifier`: a model from trainClassifier() (default: the current POLICY's, built on first use). */
-  constructor(opts: { classifier?: ClassifierModel } = {}) {
+  /**
+   * `classifier`: a model from trainClassifier() (default: the current POLICY's, built on first use).
+   * `storyModel`: the calibrated story score (default: story-model.json; null turns it off).
+   * `triage`: whether the triage rules run (default true; the evaluation turns them off to measure
+   * the rest honestly).
+   */
+  constructor(opts: { classifier?: ClassifierModel; storyModel?: StoryModel | null; triage?: boolean } = {}) {
     const model = opts.classifier;
     this.#classifier = model ? () => model : undefined;
+    this.#story = opts.storyModel === undefined ? (STORY_MODEL as StoryModel) : opts.storyModel;
+    this.#triage = opts.triage ?? true;
   }
 
   async moderate({ title, body, prefilter: pf, site }: ModerationInput): Promise<Verdict> {
@@ -207,7 +246,7 @@ export class LocalModerator implements Moderator {
     // 5. Triage: abuse dressed as fiction (a call to act with a link, a named person with a
     //    routine, a group called vermin with a call to remove it, steps with a way to harm, text
     //    addressed to AI readers...): a person reads the paragraph that fired it.
-    const signals = storySite ? triage(title, body) : [];
+    const signals = storySite && this.#triage ? triage(title, body) : [];
     if (signals.length) {
       details.triage = signals;
       const first = signals[0]!;
@@ -249,6 +288,21 @@ export class LocalModerator implements Moderator {
             .join('; ')}`,
           worst.score,
         );
+    }
+    // 7. Publish only what it can clear: the calibrated story score (weak general signals and word
+    //    n-grams learnt from the development sets) sends anything it cannot clear to a person,
+    //    with the signals and the paragraph that scored highest.
+    if (storySite && this.#story) {
+      const s = scoreStory(this.#story, title, body);
+      details.story = s;
+      if (s.review) {
+        const signals = describeSignals(s);
+        return review(
+          s.hard[0] ? categoryOfSignal(s.hard[0]) : (cls.category ?? categoryOfSignal(s.signals[0]?.id)),
+          `the story score is ${Math.round(s.score * 100)}% (review from ${Math.round(s.threshold * 100)}%)${signals ? `: ${signals}` : ''} (paragraph ${s.paragraph + 1}: "${s.excerpt}")`,
+          s.score,
+        );
+      }
     }
     return verdict({
       decision: 'publish',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { eq, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
-import { posts, serviceState } from '../../db/schema.js';
+import { postRevisions, posts, serviceState } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../context.js';
 import type { Estimate as ServerEstimate, ModelState as ServerState } from './lifecycle.js';
@@ -458,7 +458,13 @@ export class ServerLifecycle {
       .from(posts)
       .where(eq(posts.status, 'queued'))
       .limit(1);
-    return rows.length > 0;
+    if (rows.length > 0) return true;
+    const edits = await this.db
+      .select({ id: postRevisions.id })
+      .from(postRevisions)
+      .where(eq(postRevisions.status, 'queued'))
+      .limit(1);
+    return edits.length > 0;
   }
 
   /** Takes or renews the lease: a conditional upsert that wins only if it is ours or expired. */

@@ -1,31 +1,20 @@
 import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import { accounts, ownerChallenges, ownerSessions } from '../../db/schema.js';
-import { secondsToUtcMidnight } from '../clock.js';
 import type { Deps } from '../context.js';
-import { consume, giveBack } from '../limits/daily.js';
-import {
-  isMailCapReached,
-  MAIL_RETRY_SECONDS,
-  type Mail,
-  type Mailer,
-  maskAddress,
-  quoted,
-} from '../mail/mailer.js';
+import { maskAddress, quoted } from '../mail/mailer.js';
 import { Problem } from '../problems.js';
-import { hashToken, newCode, newId, newToken, safeEqual } from '../secrets.js';
+import { hashToken, newId, newToken, safeEqual } from '../secrets.js';
+import { MAX_CODE_ATTEMPTS, sendSignInCode } from './codes.js';
 import { findLiveLink } from './links.js';
 
-export const CODE_TTL_MS = 10 * 60 * 1000;
+export { CODE_SUBJECT, CODE_TTL_MS, MAX_CODE_ATTEMPTS } from './codes.js';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-export const MAX_CODE_ATTEMPTS = 5;
 /**
  * Codes e-mailed per account per UTC day. With MAX_CODE_ATTEMPTS guesses each, a day allows at
  * most 100 guesses at a six-digit code (a 1 in 10,000 chance), and the owner's inbox is never
  * flooded.
  */
 export const CODES_PER_ACCOUNT_PER_DAY = 20;
-/** The subject of the code mail: the code is only in the body. */
-export const CODE_SUBJECT = 'Your agentpress sign-in code';
 
 /**
  * The owner's proof: whoever holds account_url asks for a six-digit code, which goes to the
@@ -36,63 +25,32 @@ export class OwnerSessions {
   constructor(private readonly deps: Deps) {}
 
   async sendCode(token: string): Promise<{ sent_to: string; expires_at: string }> {
-    const { db, clock, mailer } = this.deps;
+    const { db, clock } = this.deps;
     const link = await findLiveLink(db, clock, token);
     if (!link) throw new Problem('link_expired');
     const [account] = await db.select().from(accounts).where(eq(accounts.id, link.accountId));
     if (!account || account.status === 'deleted') throw new Problem('link_expired');
-    const now = clock.now();
-    // Past the address's daily mail cap nothing changes: the last code sent stays the live one.
-    await mailer.check?.(account.email);
-    if ((await consume(db, 'owner_code_account', account.id, now, CODES_PER_ACCOUNT_PER_DAY)) === null)
-      throw new Problem('rate_limited', {
-        detail: `At most ${CODES_PER_ACCOUNT_PER_DAY} codes per account per UTC day. Use the last code sent, or try again after 00:00 UTC.`,
-        headers: { 'retry-after': String(secondsToUtcMidnight(now)) },
-      });
-    const code = newCode();
-    const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
-    await db
-      .insert(ownerChallenges)
-      .values({ linkId: link.id, accountId: account.id, codeHash: hashToken(code), expiresAt })
-      .onConflictDoUpdate({
-        target: ownerChallenges.linkId,
-        set: { codeHash: hashToken(code), attempts: 0, expiresAt, usedAt: null },
-      });
-    try {
-      await this.mail(mailer, {
-        kind: 'owner_code',
-        to: account.email,
-        // Never the code: a subject is shown in notifications and lists, and may be logged.
-        subject: CODE_SUBJECT,
-        // The code comes first: nothing a user chose (the quoted name) precedes it.
-        text: [
-          `Your one-time code is ${code}. It expires in 10 minutes.`,
-          '',
-          `Someone opened the account page of the agent ${quoted(account.name)} on agentpress.`,
-          '',
-          'If that was not you, ignore this message: nothing happens without the code.',
-        ].join('\n'),
-      });
-    } catch (e) {
-      await giveBack(db, 'owner_code_account', account.id, now); // not delivered: not counted
-      throw e;
-    }
-    return { sent_to: maskAddress(account.email), expires_at: expiresAt.toISOString() };
-  }
-
-  /** Sends the code; a mail failure is logged and answered with what the owner should do. */
-  private async mail(mailer: Mailer, mail: Mail): Promise<void> {
-    try {
-      await mailer.send(mail);
-    } catch (err) {
-      if (isMailCapReached(err)) throw err; // 429 with Retry-After: the address had its mail today
-      this.deps.log.warn({ err }, 'owner code: mail not sent');
-      throw new Problem('service_unavailable', {
-        detail: 'The code could not be e-mailed just now. Request a new code in a minute.',
-        headers: { 'retry-after': String(MAIL_RETRY_SECONDS) },
-        cause: err,
-      });
-    }
+    const sent = await sendSignInCode(this.deps, {
+      kind: 'owner_code',
+      to: account.email,
+      cap: {
+        scope: 'owner_code_account',
+        subject: account.id,
+        perDay: CODES_PER_ACCOUNT_PER_DAY,
+        unit: 'account',
+      },
+      context: `Someone opened the account page of the agent ${quoted(account.name)} on agentpress.`,
+      store: async (codeHash, expiresAt) => {
+        await db
+          .insert(ownerChallenges)
+          .values({ linkId: link.id, accountId: account.id, codeHash, expiresAt })
+          .onConflictDoUpdate({
+            target: ownerChallenges.linkId,
+            set: { codeHash, attempts: 0, expiresAt, usedAt: null },
+          });
+      },
+    });
+    return { sent_to: maskAddress(account.email), ...sent };
   }
 
   async verifyCode(

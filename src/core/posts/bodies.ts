@@ -197,3 +197,95 @@ function base(
 function place(country?: string, state?: string, city?: string) {
   return { country: country ?? null, state: state ?? null, city: city ?? null };
 }
+
+/** The stored text and members of a post or revision, from which its creation body is rebuilt. */
+export interface StoredText {
+  title: string | null;
+  body: string;
+  topics: string[];
+  fields: Record<string, unknown>;
+}
+
+/** The member that holds the text on each site (a message has `text`, the others `body`). */
+const TEXT_MEMBER: Record<SiteKind, string> = {
+  stories: 'body',
+  messages: 'text',
+  classifieds: 'body',
+  events: 'body',
+};
+
+/**
+ * The body that would create this text on its site: the inverse of normalizeBody, for any site
+ * (the members beyond title, text and topics are the stored `fields`).
+ */
+export function creationBody(site: SiteKind, t: StoredText): Record<string, unknown> {
+  return {
+    ...(t.title === null ? {} : { title: t.title }),
+    [TEXT_MEMBER[site]]: t.body,
+    topics: t.topics,
+    ...t.fields,
+  };
+}
+
+/**
+ * The PATCH body of an edit, for the API description and the MCP tool: every member of the site's
+ * creation body, each optional (a refinement across members, such as an event's ends_at after
+ * starts_at, is checked on the merged body by normalizeBody).
+ */
+export function editSchema(site: SiteKind) {
+  return z.strictObject(BODY_SCHEMAS[site].shape).partial();
+}
+
+/**
+ * An edit: `patch` (any subset of the creation members) over the current text, validated exactly
+ * like creation. 422 when the patch is not an object, names no member, or changes nothing.
+ */
+export function normalizeEdit(
+  site: SiteKind,
+  current: StoredText,
+  patch: unknown,
+  now: Date,
+): NormalizedPost {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+    throw validationProblem([
+      { pointer: '', detail: 'the body is a JSON object with the members to change' },
+    ]);
+  }
+  if (Object.keys(patch).length === 0) {
+    throw validationProblem([
+      { pointer: '', detail: 'an edit names at least one member of the post (a story: title, body, topics)' },
+    ]);
+  }
+  const next = normalizeBody(site, { ...creationBody(site, current), ...patch }, now);
+  const same =
+    next.title === current.title &&
+    next.body === current.body &&
+    JSON.stringify(next.topics) === JSON.stringify(current.topics) &&
+    sameJson(next.fields, current.fields);
+  if (same) {
+    throw validationProblem([
+      { pointer: '', detail: 'the edit changes nothing: the published revision already reads so' },
+    ]);
+  }
+  return next;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  const canon = (v: unknown): unknown =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>)
+            .filter(([, x]) => x !== undefined)
+            .sort(([x], [y]) => (x < y ? -1 : 1))
+            .map(([k, x]) => [k, canon(x)]),
+        )
+      : Array.isArray(v)
+        ? v.map(canon)
+        : v;
+  return JSON.stringify(canon(a)) === JSON.stringify(canon(b));
+}
+
+/** What an edit costs: the edit price plus the surcharges the new text pays when posted (a message with a link). */
+export function editPrice(next: NormalizedPost): number {
+  return PRICES.edit + (next.price - PRICES.post);
+}

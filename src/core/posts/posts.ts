@@ -6,6 +6,7 @@ import type { Principal } from '../accounts/keys.js';
 import { post as ledgerPost } from '../billing/ledger.js';
 import type { Deps } from '../context.js';
 import type { JobSender } from '../jobs.js';
+import { appealOfPost } from '../moderation/appeals.js';
 import { nearestEarlierPost, postFingerprint } from '../moderation/duplicates.js';
 import type { ModelLifecycle } from '../moderation/lifecycle.js';
 import { type PrefilterResult, prefilter } from '../moderation/prefilter.js';
@@ -16,6 +17,7 @@ import type { SiteKind } from '../sites/sites.js';
 import { invalidCursor } from '../validation.js';
 import { normalizeBody } from './bodies.js';
 import { checkIdempotencyKey, Idempotency, requestHash, type StoredResponse } from './idempotency.js';
+import { cancelWaitingEdit, textColumns } from './revisions.js';
 import { type OwnPost, type PostRow, type PublicPost, toOwn, toPublic } from './views.js';
 
 export interface CreateOptions {
@@ -78,14 +80,31 @@ export class Posts {
       const result = await this.dryRun(principal, site, post.price, post.title, post.body);
       return { status: 200, headers: {}, body: JSON.stringify(result), replayed: false };
     }
-    const key = opts.idempotencyKey;
+    return this.chargeOnce(principal, opts.idempotencyKey, requestHash({ site, body }), 'Posting', (tx) =>
+      this.chargeAndQueue(tx, principal, site, post),
+    );
+  }
+
+  /**
+   * A charged write (a post, an edit) at most once per Idempotency-Key: the key is claimed first
+   * (a concurrent retry answers 409, a later one replays the stored response); the work and the
+   * stored response commit in one transaction; a failure releases the claim. `work` throws
+   * InsufficientBalance when the balance cannot pay: the owner's 402 with account_url.
+   */
+  async chargeOnce(
+    principal: Principal,
+    key: string | undefined,
+    hash: string,
+    what: 'Posting' | 'An edit',
+    work: (tx: Executor) => Promise<StoredResponse>,
+  ): Promise<PostingResponse> {
     if (key !== undefined) {
-      const claim = await this.idempotency.claim(principal.accountId, key, requestHash({ site, body }));
+      const claim = await this.idempotency.claim(principal.accountId, key, hash);
       if (claim.kind === 'replay') return { ...claim.response, replayed: true };
     }
     try {
       const result = await this.deps.db.transaction(async (tx) => {
-        const response = await this.chargeAndQueue(tx, principal, site, post);
+        const response = await work(tx);
         if (key !== undefined) await this.idempotency.complete(tx, principal.accountId, key, response);
         return { ...response, replayed: false };
       });
@@ -93,7 +112,7 @@ export class Posts {
       return result;
     } catch (e) {
       if (key !== undefined) await this.idempotency.releaseSoon(principal.accountId, key);
-      if (e instanceof InsufficientBalance) throw await this.insufficient(principal.accountId, post.price);
+      if (e instanceof InsufficientBalance) throw await this.insufficient(principal.accountId, e.price, what);
       throw e;
     }
   }
@@ -113,7 +132,7 @@ export class Posts {
       reference: id,
       at: now,
     });
-    if (balance === null) throw new InsufficientBalance();
+    if (balance === null) throw new InsufficientBalance(post.price);
     const [row] = await tx
       .insert(posts)
       .values({
@@ -122,18 +141,9 @@ export class Posts {
         accountId: principal.accountId,
         keyId: principal.keyId,
         status: 'queued',
-        title: post.title,
-        body: post.body,
-        fingerprint: postFingerprint(post.body),
-        topics: post.topics,
-        fields: post.fields,
-        country: post.country,
-        state: post.state,
-        city: post.city,
+        ...textColumns(post),
         authorName: principal.name,
         charged: post.price,
-        visibleUntil: post.visibleUntil,
-        startsAt: post.startsAt,
         createdAt: now,
       })
       .returning();
@@ -155,7 +165,7 @@ export class Posts {
     body: string,
   ): Promise<DryRunResult> {
     const account = await this.accounts.row(principal.accountId);
-    if (account.balance < price) throw await this.insufficient(principal.accountId, price);
+    if (account.balance < price) throw await this.insufficient(principal.accountId, price, 'Posting');
     const nearDuplicate = await nearestEarlierPost(this.deps.db, {
       site,
       accountId: principal.accountId,
@@ -172,11 +182,12 @@ export class Posts {
     };
   }
 
-  private insufficient(accountId: string, price: number) {
+  /** 402 insufficient_balance with the owner's account_url. */
+  insufficient(accountId: string, price: number, what: 'Posting' | 'An edit') {
     return this.accounts.ownerProblem(
       accountId,
       'insufficient_balance',
-      `Posting costs ${price} micro-dollars and the balance cannot pay it. Give account_url to your human to top up.`,
+      `${what} costs ${price} micro-dollars and the balance cannot pay it. Give account_url to your human to top up.`,
     );
   }
 
@@ -210,7 +221,8 @@ export class Posts {
   }
 
   async own(row: PostRow): Promise<OwnPost> {
-    if (row.status !== 'queued') return toOwn(row, this.deps.baseUrl);
+    if (row.status !== 'queued')
+      return toOwn(row, this.deps.baseUrl, undefined, await appealOfPost(this.deps.db, row));
     const [ahead] = await this.deps.db
       .select({ n: count() })
       .from(posts)
@@ -218,7 +230,8 @@ export class Posts {
     return toOwn(row, this.deps.baseUrl, await this.lifecycle.estimate(this.deps.db, ahead?.n ?? 0));
   }
 
-  /** DELETE by the owning key: from queued, published, review or rejected; no refund; final. */
+  /** DELETE by the owning key: from queued, published, review or rejected; no refund; final. An
+   *  edit still waiting is cancelled with it (its fee is not refunded either). */
   async delete(id: string, principal: Principal): Promise<void> {
     const now = this.deps.clock.now();
     await this.deps.db.transaction(async (tx) => {
@@ -235,6 +248,7 @@ export class Posts {
         .where(and(eq(posts.id, id), sql`${posts.status} in ('queued', 'published', 'review', 'rejected')`))
         .returning();
       if (!done) throw new Problem('invalid_state', { detail: `A ${row.status} post cannot be deleted.` });
+      await cancelWaitingEdit(tx, id, now);
       // "page is removed on the next site rebuild"
       if (row.status === 'published') await this.site?.postChanged(tx, done);
     });
@@ -283,7 +297,12 @@ export class Posts {
   }
 }
 
-class InsufficientBalance extends Error {}
+/** Thrown inside a charged write when the balance cannot pay `price`. */
+export class InsufficientBalance extends Error {
+  constructor(readonly price: number) {
+    super('insufficient balance');
+  }
+}
 
 function encodeCursor(at: Date, id: string): string {
   return Buffer.from(`${at.toISOString()}|${id}`).toString('base64url');

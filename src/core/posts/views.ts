@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { posts } from '../../db/schema.js';
+import { type StatementOfReasons, statementOfReasons } from '../moderation/statement.js';
 
 export type PostRow = typeof posts.$inferSelect;
 
@@ -13,6 +14,17 @@ export const moderationEstimate = z.object({
 });
 export type ModerationEstimate = z.infer<typeof moderationEstimate>;
 
+/** The appeal of the post's latest decision, as the owning key sees it. */
+export const appealSummary = z.object({
+  id: z.string(),
+  decision_id: z.string(),
+  status: z.enum(['pending', 'upheld', 'reversed']),
+  created_at: z.string(),
+  decided_at: z.string().nullable(),
+  reason: z.string().nullable().describe("The person's reason, once decided."),
+});
+export type AppealSummary = z.infer<typeof appealSummary>;
+
 export const publicPost = z
   .object({
     id: z.string(),
@@ -24,6 +36,14 @@ export const publicPost = z
     url: z.string(),
     json_url: z.string(),
     published_at: z.string().nullable(),
+    revision: z
+      .number()
+      .int()
+      .describe('The public revision: 1 as posted, then the number of the last published edit.'),
+    updated_at: z
+      .string()
+      .nullable()
+      .describe('When a published edit last replaced the text; null if never.'),
     content_trust: z.literal(CONTENT_TRUST),
     license: z.object({ name: z.literal(LICENSE.name), url: z.literal(LICENSE.url) }),
   })
@@ -37,6 +57,8 @@ export const ownPost = publicPost
     charged: z.number().int(),
     moderation: moderationEstimate.optional(),
     rejection: z.object({ category: z.string(), reason: z.string(), refunded: z.boolean() }).optional(),
+    statement_of_reasons: statementOfReasons.optional(),
+    appeal: appealSummary.optional(),
   })
   .describe('A post as the key that posted it sees it.');
 
@@ -55,12 +77,19 @@ export function toPublic(row: PostRow, baseUrl: string): PublicPost {
     url: `${baseUrl}/p/${row.id}`,
     json_url: `${baseUrl}/p/${row.id}.json`,
     published_at: row.publishedAt?.toISOString() ?? null,
+    revision: row.revision,
+    updated_at: row.updatedAt?.toISOString() ?? null,
     content_trust: CONTENT_TRUST,
     license: { ...LICENSE },
   };
 }
 
-export function toOwn(row: PostRow, baseUrl: string, estimate?: ModerationEstimate): OwnPost {
+export function toOwn(
+  row: PostRow,
+  baseUrl: string,
+  estimate?: ModerationEstimate,
+  appeal?: AppealSummary,
+): OwnPost {
   return {
     ...toPublic(row, baseUrl),
     status: row.status,
@@ -76,5 +105,7 @@ export function toOwn(row: PostRow, baseUrl: string, estimate?: ModerationEstima
           },
         }
       : {}),
+    ...(row.statement ? { statement_of_reasons: row.statement as unknown as StatementOfReasons } : {}),
+    ...(appeal ? { appeal } : {}),
   };
 }

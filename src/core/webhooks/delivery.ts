@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { and, eq, isNull, lte, or } from 'drizzle-orm';
+import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { Agent, buildConnector, request } from 'undici';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
@@ -33,6 +33,7 @@ export class WebhookDelivery {
   readonly #timeoutMs: number;
   readonly #random: () => number;
   readonly #schedule: readonly number[];
+  readonly #signers = new Map<string, Webhook>();
 
   constructor(
     private readonly deps: Deps,
@@ -67,34 +68,56 @@ export class WebhookDelivery {
     await this.#agent.close();
   }
 
+  /** A signer per sealed secret: opening the secret and importing the key once, not per attempt. */
+  #signer(sealed: string): Webhook {
+    let signer = this.#signers.get(sealed);
+    if (!signer) {
+      if (this.#signers.size >= 1_000) this.#signers.clear();
+      signer = new Webhook(this.box.open(sealed));
+      this.#signers.set(sealed, signer);
+    }
+    return signer;
+  }
+
   /** One attempt of one delivery, if it is due; claims it with a lease so two workers never send the same attempt. */
   async deliver(deliveryId: string): Promise<Outcome> {
     const { db, clock } = this.deps;
     const now = clock.now();
+    // One statement claims the delivery and reads its endpoint.
     const [d] = await db
       .update(webhookDeliveries)
       .set({ nextAttemptAt: new Date(now.getTime() + LEASE_MS) })
+      .from(webhookEndpoints)
       .where(
         and(
           eq(webhookDeliveries.id, deliveryId),
           eq(webhookDeliveries.status, 'pending'),
           or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, now)),
+          eq(webhookEndpoints.id, webhookDeliveries.endpointId),
         ),
       )
-      .returning();
+      .returning({
+        id: webhookDeliveries.id,
+        payload: webhookDeliveries.payload,
+        attempts: webhookDeliveries.attempts,
+        endpointId: webhookEndpoints.id,
+        url: webhookEndpoints.url,
+        secretSealed: webhookEndpoints.secretSealed,
+        gone: sql<boolean>`(${webhookEndpoints.deletedAt} IS NOT NULL OR ${webhookEndpoints.disabledAt} IS NOT NULL)`,
+      });
     if (!d) return 'skipped';
-    const [ep] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, d.endpointId));
-    if (!ep || ep.deletedAt || ep.disabledAt) {
+    if (d.gone) {
       await db
         .update(webhookDeliveries)
         .set({ status: 'cancelled', completedAt: now, nextAttemptAt: null })
         .where(eq(webhookDeliveries.id, d.id));
       return 'cancelled';
     }
+    const ep = { id: d.endpointId, url: d.url };
 
     // Every attempt is signed afresh: receivers reject timestamps older than five minutes.
     const sentAt = clock.now();
-    const signature = new Webhook(this.box.open(ep.secretSealed)).sign(d.id, sentAt, d.payload);
+    const signature = this.#signer(d.secretSealed).sign(d.id, sentAt, d.payload);
     const started = performance.now();
     let status: number | null = null;
     let error: string | null = null;
@@ -125,24 +148,23 @@ export class WebhookDelivery {
     const done = clock.now();
     const ok = status !== null && status >= 200 && status < 300;
 
+    if (ok) {
+      // The common case in one statement (no transaction round trips): the attempt and the outcome.
+      await db.execute(sql`
+        WITH attempt AS (
+          INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, error)
+          VALUES (${d.id}, ${sentAt}, ${status}, ${latency}, NULL)
+        )
+        UPDATE webhook_deliveries
+        SET status = 'succeeded', attempts = ${attempt}, last_status = ${status}, last_error = NULL,
+            completed_at = ${done}, next_attempt_at = NULL
+        WHERE id = ${d.id}`);
+      return 'succeeded';
+    }
     return db.transaction(async (tx) => {
       await tx
         .insert(webhookAttempts)
         .values({ deliveryId: d.id, attemptedAt: sentAt, status, latencyMs: latency, error });
-      if (ok) {
-        await tx
-          .update(webhookDeliveries)
-          .set({
-            status: 'succeeded',
-            attempts: attempt,
-            lastStatus: status,
-            lastError: null,
-            completedAt: done,
-            nextAttemptAt: null,
-          })
-          .where(eq(webhookDeliveries.id, d.id));
-        return 'succeeded' as const;
-      }
       if (status === 410) {
         // 410 Gone: the receiver asks us to stop. Disable the endpoint and drop what is queued for it.
         await tx
@@ -184,7 +206,7 @@ export class WebhookDelivery {
       await this.jobs.send(
         tx,
         'deliver-webhook',
-        { delivery_id: d.id },
+        { delivery_id: d.id, endpoint_id: ep.id },
         { startAfter: new Date(Date.now() + waitS * 1000), retryLimit: 0 },
       );
       return 'retry' as const;

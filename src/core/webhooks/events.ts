@@ -4,10 +4,17 @@ import type { Executor } from '../../db/client.js';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { JobSender } from '../jobs.js';
-import { type OwnPost, ownPost } from '../posts/views.js';
+import { type EventRevision, eventRevision } from '../posts/revisions.js';
+import { appealSummary, type OwnPost, ownPost } from '../posts/views.js';
 import { newId } from '../secrets.js';
 
-export const POST_EVENTS = ['post.published', 'post.rejected', 'post.review', 'post.removed'] as const;
+export const POST_EVENTS = [
+  'post.published',
+  'post.rejected',
+  'post.review',
+  'post.removed',
+  'post.appeal_decided',
+] as const;
 export const EVENT_TYPES = [...POST_EVENTS, 'webhook.test'] as const;
 export type PostEventType = (typeof POST_EVENTS)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -16,7 +23,11 @@ const timestamp = z.iso.datetime().describe('When the event happened (RFC 3339, 
 
 /** The body of each event kind, as delivered; /asyncapi.json is generated from these. */
 const postEvent = (type: PostEventType) =>
-  z.strictObject({ type: z.literal(type), timestamp, data: z.strictObject({ post: ownPost }) });
+  z.strictObject({
+    type: z.literal(type),
+    timestamp,
+    data: z.strictObject({ post: ownPost, revision: eventRevision }),
+  });
 
 /** The body of each event kind, as delivered; /asyncapi.json is generated from these. */
 export const EVENT_PAYLOADS: Record<EventType, z.ZodType> = {
@@ -24,6 +35,15 @@ export const EVENT_PAYLOADS: Record<EventType, z.ZodType> = {
   'post.rejected': postEvent('post.rejected'),
   'post.review': postEvent('post.review'),
   'post.removed': postEvent('post.removed'),
+  'post.appeal_decided': z
+    .strictObject({
+      type: z.literal('post.appeal_decided'),
+      timestamp,
+      data: z.strictObject({ post: ownPost, appeal: appealSummary }),
+    })
+    .describe(
+      'A person decided an appeal: upheld (nothing changes) or reversed (the post is published again, fine and strike undone).',
+    ),
   'webhook.test': z.strictObject({
     type: z.literal('webhook.test'),
     timestamp,
@@ -48,7 +68,18 @@ export class Events {
     private readonly jobs: JobSender,
   ) {}
 
-  async emitPost(tx: Executor, accountId: string, type: PostEventType, post: OwnPost): Promise<number> {
+  /**
+   * `extra` joins `post` in `data`: `revision` (the revision the event decides: 1 for the post as
+   * posted, 2 and up for edits) on post.published/rejected/review/removed, `appeal` on
+   * post.appeal_decided.
+   */
+  async emitPost(
+    tx: Executor,
+    accountId: string,
+    type: PostEventType,
+    post: OwnPost,
+    extra: { revision: EventRevision } | { appeal: unknown },
+  ): Promise<number> {
     const endpoints = await tx
       .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
       .from(webhookEndpoints)
@@ -62,7 +93,11 @@ export class Events {
     let n = 0;
     for (const ep of endpoints) {
       if (!ep.events.includes(type)) continue;
-      await this.enqueue(tx, ep.id, { type, timestamp: this.clock.now().toISOString(), data: { post } });
+      await this.enqueue(tx, ep.id, {
+        type,
+        timestamp: this.clock.now().toISOString(),
+        data: { post, ...extra },
+      });
       n++;
     }
     return n;
@@ -78,7 +113,12 @@ export class Events {
       status: 'pending',
       createdAt: this.clock.now(),
     });
-    await this.jobs.send(tx, 'deliver-webhook', { delivery_id: id }, { retryLimit: 0 });
+    await this.jobs.send(
+      tx,
+      'deliver-webhook',
+      { delivery_id: id, endpoint_id: endpointId },
+      { retryLimit: 0 },
+    );
     return id;
   }
 }

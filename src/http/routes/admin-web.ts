@@ -1,24 +1,56 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { appealDecisionBody } from '../../core/moderation/appeals.js';
 import { decisionBody, removeBody } from '../../core/moderation/staff.js';
-import { isProblem } from '../../core/problems.js';
-import { STAFF_SESSION_TTL_MS } from '../../core/staff/sessions.js';
+import { isProblem, type Problem } from '../../core/problems.js';
+import { dismissBody } from '../../core/reports/reports.js';
+import { auditQuery } from '../../core/staff/audit.js';
+import { inviteBody, staffUpdateBody } from '../../core/staff/members.js';
+import { type OpenedSession, STAFF_SESSION_TTL_MS } from '../../core/staff/sessions.js';
 import { parseOrThrow } from '../../core/validation.js';
-import { adminPage, adminSignInPage } from '../../web/admin-page.js';
+import {
+  adminCodePage,
+  adminPage,
+  adminSignInPage,
+  auditPage,
+  forbiddenPage,
+  reviewItemPage,
+  staffPage,
+} from '../../web/admin-page.js';
 import type { AppContext } from '../app.js';
 import { ADMIN_COOKIE } from '../auth.js';
-import { FORM_PAGE } from '../guard.js';
+import { FORM_PAGE, staffOf } from '../guard.js';
 import { html } from './web.js';
 
 type Form = Record<string, string | undefined>;
+type Req = FastifyRequest<{ Params: { id: string }; Body: Form; Querystring: Form }>;
 
-/** The staff console: the review queue and reports, deciding through the same core as /v1/admin. */
+const detailOf = (e: Problem) => e.errors?.[0]?.detail ?? e.detail;
+
+/**
+ * The staff console: the review queue (each item opened with its evidence, the author's history
+ * and a claim), reports, the audit log and staff management, deciding through the same core as
+ * /v1/admin. Every page knows who is signed in (staffOf) and every action is recorded as theirs.
+ */
 export async function adminWebRoutes(app: FastifyInstance, { platform }: AppContext) {
-  const { staff, reports, staffSessions } = platform.services;
+  const { staff, reports, staffSessions, staffMembers, audit, appeals } = platform.services;
   const secure = platform.config.baseUrl.startsWith('https:');
-  const render = async (reply: FastifyReply, extra: { notice?: string; error?: string } = {}) =>
-    html(reply, adminPage({ review: await staff.reviewQueue(), reports: await reports.list(), ...extra }));
+  const render = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    extra: { notice?: string; error?: string } = {},
+  ) =>
+    html(
+      reply,
+      adminPage({
+        actor: staffOf(req),
+        review: await staff.reviewQueue(),
+        reports: await reports.list(),
+        appeals: await appeals.queue('pending'),
+        ...extra,
+      }),
+    );
   /** Declared access of the console (enforced by the guard; CSRF-checked on POST). */
-  const staffPage = {
+  const staffPageAccess = {
     config: {
       access: 'staff-page' as const,
       denied: (req: FastifyRequest, reply: FastifyReply) =>
@@ -27,27 +59,52 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
           : html(reply, adminSignInPage('Sign in first.'), 401),
     },
   };
+  const open = (reply: FastifyReply, s: OpenedSession) => {
+    reply.setCookie(ADMIN_COOKIE, s.session, {
+      path: '/admin',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure,
+      // Relative, so the browser judges it by its own clock.
+      maxAge: Math.floor(STAFF_SESSION_TTL_MS / 1000),
+    });
+    return reply.redirect('/admin', 303);
+  };
+  /** A sign-in problem the page answers itself (wrong token or code, limits); others propagate. */
+  const signInError = (reply: FastifyReply, e: unknown, page: (detail: string) => string) => {
+    if (isProblem(e) && [401, 422, 429, 503].includes(e.status)) {
+      for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+      return html(reply, page(detailOf(e)), e.status);
+    }
+    throw e;
+  };
 
-  app.get('/admin', staffPage, async (_req, reply) => render(reply));
+  app.get('/admin', staffPageAccess, async (req, reply) => render(req, reply));
 
   app.post<{ Body: Form }>('/admin/sign-in', FORM_PAGE, async (req, reply) => {
     try {
-      const s = await staffSessions.signIn(req.body.token ?? '', req.ip);
-      reply.setCookie(ADMIN_COOKIE, s.session, {
-        path: '/admin',
-        httpOnly: true,
-        sameSite: 'strict',
-        secure,
-        // Relative, so the browser judges it by its own clock.
-        maxAge: Math.floor(STAFF_SESSION_TTL_MS / 1000),
-      });
-      return reply.redirect('/admin', 303);
+      return open(reply, await staffSessions.signIn(req.body?.token ?? '', req.ip));
     } catch (e) {
-      if (isProblem(e) && (e.status === 401 || e.status === 429)) {
-        for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
-        return html(reply, adminSignInPage(e.detail), e.status);
-      }
-      throw e;
+      return signInError(reply, e, (d) => adminSignInPage(d));
+    }
+  });
+
+  app.post<{ Body: Form }>('/admin/sign-in/code', FORM_PAGE, async (req, reply) => {
+    const email = (req.body?.email ?? '').trim();
+    try {
+      const sent = await staffSessions.sendCode(email);
+      return html(reply, adminCodePage({ email, sentTo: sent.sent_to }));
+    } catch (e) {
+      return signInError(reply, e, (d) => adminSignInPage(d));
+    }
+  });
+
+  app.post<{ Body: Form }>('/admin/sign-in/verify', FORM_PAGE, async (req, reply) => {
+    const email = (req.body?.email ?? '').trim();
+    try {
+      return open(reply, await staffSessions.verifyCode(email, (req.body?.code ?? '').trim()));
+    } catch (e) {
+      return signInError(reply, e, (d) => adminCodePage({ email, sentTo: email, error: d }));
     }
   });
 
@@ -58,36 +115,142 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
     return reply.redirect('/admin', 303);
   });
 
-  const action =
-    (run: (id: string, body: Form) => Promise<string>) =>
-    async (req: FastifyRequest<{ Params: { id: string }; Body: Form }>, reply: FastifyReply) => {
-      try {
-        return render(reply, { notice: await run(req.params.id, req.body ?? {}) });
-      } catch (e) {
-        if (isProblem(e)) return render(reply, { error: e.errors?.[0]?.detail ?? e.detail });
-        throw e;
-      }
-    };
+  /** A form action: its notice on the queue, or the problem's detail there. */
+  const action = (run: (req: Req) => Promise<string>) => async (req: Req, reply: FastifyReply) => {
+    try {
+      return render(req, reply, { notice: await run(req) });
+    } catch (e) {
+      if (isProblem(e)) return render(req, reply, { error: detailOf(e) });
+      throw e;
+    }
+  };
 
-  app.post<{ Params: { id: string }; Body: Form }>(
+  // Opening an item claims it; the item page then shows it with its evidence and history.
+  app.post('/admin/review/:id/open', staffPageAccess, async (req: Req, reply) => {
+    try {
+      await staff.claim(staffOf(req), req.params.id);
+    } catch (e) {
+      if (isProblem(e)) return render(req, reply, { error: detailOf(e) });
+      throw e;
+    }
+    return reply.redirect(`/admin/review/${encodeURIComponent(req.params.id)}`, 303);
+  });
+
+  app.get('/admin/review/:id', staffPageAccess, async (req: Req, reply) => {
+    try {
+      return html(
+        reply,
+        reviewItemPage({ actor: staffOf(req), item: await staff.reviewDetail(req.params.id) }),
+      );
+    } catch (e) {
+      if (isProblem(e)) return render(req, reply, { error: detailOf(e) });
+      throw e;
+    }
+  });
+
+  app.post(
     '/admin/posts/:id/decision',
-    staffPage,
-    action(async (id, body) => {
+    staffPageAccess,
+    action(async (req) => {
+      const body = req.body ?? {};
       const input = parseOrThrow(decisionBody, {
         decision: body.decision,
         reason: body.reason,
-        ...(body.decision === 'reject' ? { category: body.category } : {}),
+        ...(body.decision === 'reject' ? { category: body.category || undefined } : {}),
       });
-      const post = await staff.decide(id, input);
-      return `${id} is now ${post.status}.`;
+      const post = await staff.decide(staffOf(req), req.params.id, input);
+      return `${req.params.id} is now ${post.status}.`;
     }),
   );
-  app.post<{ Params: { id: string }; Body: Form }>(
+  app.post(
     '/admin/posts/:id/remove',
-    staffPage,
-    action(async (id, body) => {
-      await staff.remove(id, parseOrThrow(removeBody, { reason: body.reason }).reason);
-      return `${id} was removed.`;
+    staffPageAccess,
+    action(async (req) => {
+      await staff.remove(
+        staffOf(req),
+        req.params.id,
+        parseOrThrow(removeBody, { reason: req.body?.reason }).reason,
+      );
+      return `${req.params.id} was removed.`;
+    }),
+  );
+  app.post(
+    '/admin/reports/:id/dismiss',
+    staffPageAccess,
+    action(async (req) => {
+      const { reason } = parseOrThrow(dismissBody, { reason: req.body?.reason });
+      await reports.dismiss(staffOf(req), req.params.id, reason);
+      return `Report ${req.params.id} was dismissed.`;
+    }),
+  );
+
+  app.post(
+    '/admin/appeals/:id/decision',
+    staffPageAccess,
+    action(async (req) => {
+      const input = parseOrThrow(appealDecisionBody, {
+        decision: req.body?.decision,
+        reason: req.body?.reason,
+      });
+      const a = await appeals.decide(req.params.id, input, staffOf(req));
+      return `Appeal ${req.params.id} ${a.status}; post ${a.post_id} is ${a.post.status}.`;
+    }),
+  );
+
+  app.get('/admin/audit', staffPageAccess, async (req: Req, reply) => {
+    const q = parseOrThrow(auditQuery, { cursor: req.query.cursor, limit: req.query.limit });
+    const page = await audit.list(q);
+    return html(
+      reply,
+      auditPage({ actor: staffOf(req), entries: page.data, next: page.next_cursor, limit: q.limit }),
+    );
+  });
+
+  /** Staff management: admins only (a moderator sees a 403 page). */
+  const adminOnly =
+    (run: (req: Req) => Promise<{ notice?: string; error?: string }>) =>
+    async (req: Req, reply: FastifyReply) => {
+      const actor = staffOf(req);
+      if (actor.role !== 'admin')
+        return html(
+          reply,
+          forbiddenPage(actor, 'Only an admin manages the staff; your role is moderator.'),
+          403,
+        );
+      let extra: { notice?: string; error?: string };
+      try {
+        extra = await run(req);
+      } catch (e) {
+        if (!isProblem(e)) throw e;
+        extra = { error: detailOf(e) };
+      }
+      return html(reply, staffPage({ actor, staff: await staffMembers.list(), ...extra }));
+    };
+  app.get(
+    '/admin/staff',
+    staffPageAccess,
+    adminOnly(async () => ({})),
+  );
+  app.post(
+    '/admin/staff',
+    staffPageAccess,
+    adminOnly(async (req) => {
+      const input = parseOrThrow(inviteBody, {
+        email: req.body?.email,
+        name: req.body?.name,
+        role: req.body?.role,
+      });
+      const m = await staffMembers.invite(staffOf(req), input);
+      return { notice: `${m.email} was invited as ${m.role}.` };
+    }),
+  );
+  app.post(
+    '/admin/staff/:id',
+    staffPageAccess,
+    adminOnly(async (req) => {
+      const input = parseOrThrow(staffUpdateBody, { disabled: req.body?.disabled === 'true' });
+      const m = await staffMembers.update(staffOf(req), req.params.id, input);
+      return { notice: `${m.email} is ${m.disabled_at ? 'disabled' : 'enabled'}.` };
     }),
   );
 }

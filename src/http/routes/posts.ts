@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EXAMPLES } from '../../contracts/examples.js';
+import { appealBody, appealView } from '../../core/moderation/appeals.js';
+import { editAccepted, revisionList } from '../../core/posts/edits.js';
 import type { PostingResponse } from '../../core/posts/posts.js';
 import {
   createQuery,
@@ -29,7 +31,7 @@ export function sendPosting(reply: FastifyReply, r: PostingResponse) {
 
 export async function postRoutes(app: FastifyInstance, { platform }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { posts } = platform.services;
+  const { posts, appeals, edits } = platform.services;
   const sites = platform.config.sites;
 
   r.post(
@@ -99,6 +101,57 @@ export async function postRoutes(app: FastifyInstance, { platform }: AppContext)
     async (req) => posts.get(req.params.id, optionalAgentOf(req)),
   );
 
+  r.patch(
+    '/v1/posts/:id',
+    {
+      schema: operation({
+        tags: ['posts'],
+        summary:
+          'Edit a published post: any subset of its members, charged the edit price and moderated like a post (202); ?dry_run=true checks without charging',
+        security: KEYED,
+        params: postIdParams,
+        querystring: createQuery,
+        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        // The body is validated in core against the post's site (see the requestBody oneOf).
+        responses: { 202: editAccepted, 200: dryRunResult },
+        examples: { 202: EXAMPLES.editAccepted, 200: EXAMPLES.editDryRun },
+        responseHeaders: { 202: ['retry-after', 'idempotent-replayed?'] },
+        problems: [
+          'insufficient_balance',
+          'account_banned',
+          'invalid_idempotency_key',
+          'idempotency_key_reused',
+          'idempotency_key_in_use',
+          'not_found',
+          'invalid_state',
+          'edit_pending',
+        ],
+      }),
+    },
+    async (req, reply) => {
+      const result = await edits.edit(agentOf(req), req.params.id, req.body, {
+        dryRun: req.query.dry_run === 'true',
+        idempotencyKey: req.headers['idempotency-key'],
+      });
+      return sendPosting(reply, result);
+    },
+  );
+
+  r.get(
+    '/v1/posts/:id/revisions',
+    {
+      schema: operation({
+        tags: ['posts'],
+        summary: 'Every revision of a post of this account, oldest first, with each edit’s verdict',
+        security: KEYED,
+        params: postIdParams,
+        responses: { 200: revisionList },
+        problems: ['not_found'],
+      }),
+    },
+    async (req) => edits.revisions(req.params.id, agentOf(req)),
+  );
+
   r.delete(
     '/v1/posts/:id',
     {
@@ -115,5 +168,22 @@ export async function postRoutes(app: FastifyInstance, { platform }: AppContext)
       await posts.delete(req.params.id, agentOf(req));
       return reply.code(204).send();
     },
+  );
+
+  r.post(
+    '/v1/posts/:id/appeal',
+    {
+      schema: operation({
+        tags: ['posts'],
+        summary:
+          'Appeal the rejection or removal of a post of this account (free; one appeal per decision, within 6 months); a person decides',
+        security: KEYED,
+        params: postIdParams,
+        body: appealBody,
+        responses: { 202: appealView },
+        problems: ['not_found', 'invalid_state', 'appeal_exists', 'appeal_window_closed'],
+      }),
+    },
+    async (req, reply) => reply.code(202).send(await appeals.file(agentOf(req), req.params.id, req.body)),
   );
 }

@@ -46,7 +46,7 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
     if (req.method === 'POST') req.body = formFields(req.body);
   });
   await adminWebRoutes(app, ctx);
-  const { ownerSessions, accounts, keys, topUps, cards, autoRecharge, history, deletion, webhooks } =
+  const { ownerSessions, accounts, keys, topUps, cards, autoRecharge, history, deletion, webhooks, appeals } =
     platform.services;
   const returnUrl = `${platform.config.baseUrl}/account`;
   const secure = platform.config.baseUrl.startsWith('https:');
@@ -72,6 +72,7 @@ export async function webRoutes(app: FastifyInstance, ctx: AppContext) {
         ...(await accounts.ownerDetails(accountId)),
         ledger: (await history.list(accountId, { limit: 20 })).data,
         webhooks: await webhooks.overview(accountId),
+        appeals: await appeals.ofAccount(accountId),
         topUpAmounts: PRICES.top_up_amounts,
         payments: platform.deps.payments.name,
         ...extra,

@@ -1,0 +1,71 @@
+import { secondsToUtcMidnight } from '../clock.js';
+import type { Deps } from '../context.js';
+import { consume, type DailyScope, giveBack } from '../limits/daily.js';
+import { isMailCapReached, MAIL_RETRY_SECONDS, type MailKind } from '../mail/mailer.js';
+import { Problem } from '../problems.js';
+import { hashToken, newCode } from '../secrets.js';
+
+export const CODE_TTL_MS = 10 * 60 * 1000;
+export const MAX_CODE_ATTEMPTS = 5;
+/** The subject of the code mail: the code is only in the body. */
+export const CODE_SUBJECT = 'Your agentpress sign-in code';
+
+/**
+ * The e-mailed six-digit code, as owners (account page) and staff (/admin) receive it: the
+ * address's daily mail cap is checked before anything changes, then the sender's daily count of
+ * codes is taken, the new code's hash stored (replacing the last one), and the mail sent; a mail
+ * that is not delivered gives its count back and answers 503 (or the cap's 429) with Retry-After.
+ */
+export async function sendSignInCode(
+  deps: Deps,
+  opts: {
+    kind: Extract<MailKind, 'owner_code' | 'staff_code'>;
+    to: string;
+    /** Codes per subject per UTC day, and what counts them. */
+    cap: { scope: DailyScope; subject: string; perDay: number; unit: string };
+    /** The sentence after the code: why it was sent (user-chosen text goes through quoted()). */
+    context: string;
+    /** Stores the code's hash and expiry as the one live code (a conditional upsert). */
+    store: (codeHash: string, expiresAt: Date) => Promise<void>;
+  },
+): Promise<{ expires_at: string }> {
+  const { db, clock, mailer, log } = deps;
+  const now = clock.now();
+  // Past the address's daily mail cap nothing changes: the last code sent stays the live one.
+  await mailer.check?.(opts.to);
+  const { scope, subject, perDay, unit } = opts.cap;
+  if ((await consume(db, scope, subject, now, perDay)) === null)
+    throw new Problem('rate_limited', {
+      detail: `At most ${perDay} codes per ${unit} per UTC day. Use the last code sent, or try again after 00:00 UTC.`,
+      headers: { 'retry-after': String(secondsToUtcMidnight(now)) },
+    });
+  const code = newCode();
+  const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
+  await opts.store(hashToken(code), expiresAt);
+  try {
+    await mailer.send({
+      kind: opts.kind,
+      to: opts.to,
+      // Never the code: a subject is shown in notifications and lists, and may be logged.
+      subject: CODE_SUBJECT,
+      // The code comes first: nothing a user chose (a quoted name) precedes it.
+      text: [
+        `Your one-time code is ${code}. It expires in 10 minutes.`,
+        '',
+        opts.context,
+        '',
+        'If that was not you, ignore this message: nothing happens without the code.',
+      ].join('\n'),
+    });
+  } catch (err) {
+    await giveBack(db, scope, subject, now); // not delivered: not counted
+    if (isMailCapReached(err)) throw err; // 429 with Retry-After: the address had its mail today
+    log.warn({ err }, `${opts.kind}: mail not sent`);
+    throw new Problem('service_unavailable', {
+      detail: 'The code could not be e-mailed just now. Request a new code in a minute.',
+      headers: { 'retry-after': String(MAIL_RETRY_SECONDS) },
+      cause: err,
+    });
+  }
+  return { expires_at: expiresAt.toISOString() };
+}
