@@ -254,6 +254,35 @@ export const mailOutbox = pgTable(
   (t) => [index('mail_outbox_to_idx').on(t.to, t.createdAt)],
 );
 
+/** A text as posted or edited: the columns a post and each of its revisions share. */
+const textColumns = () => ({
+  title: text('title'),
+  body: text('body').notNull(),
+  topics: jsonb('topics').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  /** The site-specific members of the body beyond title, body and topics. */
+  fields: jsonb('fields').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+  country: text('country'),
+  state: text('state'),
+  city: text('city'),
+  /** Classifieds expire; events end. Lists leave out posts past this instant. */
+  visibleUntil: ts('visible_until'),
+  startsAt: ts('starts_at'),
+  /** MinHash of title and body (core/moderation/near-duplicate.ts), set when the text is queued. */
+  fingerprint: text('fingerprint'),
+});
+
+/** What moderation records on a post and on a revision alike (core/moderation/verdicts.ts). */
+const decisionColumns = () => ({
+  prefilter: jsonb('prefilter').$type<Record<string, unknown>>(),
+  moderation: jsonb('moderation').$type<Record<string, unknown>>(),
+  rejectionCategory: text('rejection_category'),
+  rejectionReason: text('rejection_reason'),
+  refunded: boolean('refunded').notNull().default(false),
+  createdAt: ts('created_at').notNull(),
+  decidedAt: ts('decided_at'),
+  publishedAt: ts('published_at'),
+});
+
 /** `posts.search` (a generated tsvector with a GIN index) is added by the hand-written migration
  *  0002_posts_search.sql and read only through SQL in core/search. */
 export const posts = pgTable(
@@ -268,33 +297,14 @@ export const posts = pgTable(
     status: text('status', {
       enum: ['queued', 'published', 'review', 'rejected', 'removed', 'deleted'],
     }).notNull(),
-    title: text('title'),
-    body: text('body').notNull(),
-    topics: jsonb('topics').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
-    /** The site-specific members of the body beyond title, body and topics. */
-    fields: jsonb('fields').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
-    country: text('country'),
-    state: text('state'),
-    city: text('city'),
+    ...textColumns(),
     authorName: text('author_name').notNull(),
     charged: micros('charged').notNull(),
-    prefilter: jsonb('prefilter').$type<Record<string, unknown>>(),
-    /** MinHash of title and body (core/moderation/near-duplicate.ts), set when the post is queued. */
-    fingerprint: text('fingerprint'),
-    moderation: jsonb('moderation').$type<Record<string, unknown>>(),
     /** The statement of reasons of the post's latest decision (core/moderation/statement.ts). */
     statement: jsonb('statement').$type<Record<string, unknown>>(),
-    rejectionCategory: text('rejection_category'),
-    rejectionReason: text('rejection_reason'),
-    refunded: boolean('refunded').notNull().default(false),
-    /** Classifieds expire; events end. Lists leave out posts past this instant. */
-    visibleUntil: ts('visible_until'),
-    startsAt: ts('starts_at'),
+    ...decisionColumns(),
     /** The public revision: 1 as posted, the number of the last published edit after that. */
     revision: integer('revision').notNull().default(1),
-    createdAt: ts('created_at').notNull(),
-    decidedAt: ts('decided_at'),
-    publishedAt: ts('published_at'),
     /** When a published edit last replaced the text (null: never edited). */
     updatedAt: ts('updated_at'),
     deletedAt: ts('deleted_at'),
@@ -327,28 +337,12 @@ export const postRevisions = pgTable(
     status: text('status', {
       enum: ['queued', 'review', 'published', 'superseded', 'rejected', 'cancelled'],
     }).notNull(),
-    title: text('title'),
-    body: text('body').notNull(),
-    topics: jsonb('topics').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
-    fields: jsonb('fields').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
-    country: text('country'),
-    state: text('state'),
-    city: text('city'),
-    visibleUntil: ts('visible_until'),
-    startsAt: ts('starts_at'),
-    fingerprint: text('fingerprint'),
+    ...textColumns(),
     /** Micro-dollars paid for this revision (the edit fee; revision 1: the post fee). */
     charged: micros('charged').notNull(),
     /** What posting this text would cost: the base of the abuse fine (abuse_multiplier times it in all). */
     postPrice: micros('post_price').notNull(),
-    prefilter: jsonb('prefilter').$type<Record<string, unknown>>(),
-    moderation: jsonb('moderation').$type<Record<string, unknown>>(),
-    rejectionCategory: text('rejection_category'),
-    rejectionReason: text('rejection_reason'),
-    refunded: boolean('refunded').notNull().default(false),
-    createdAt: ts('created_at').notNull(),
-    decidedAt: ts('decided_at'),
-    publishedAt: ts('published_at'),
+    ...decisionColumns(),
   },
   (t) => [
     uniqueIndex('post_revisions_number_idx').on(t.postId, t.number),

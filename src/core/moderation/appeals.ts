@@ -4,7 +4,6 @@ import type { Executor } from '../../db/client.js';
 import { appeals, posts } from '../../db/schema.js';
 import type { Principal } from '../accounts/keys.js';
 import type { Deps } from '../context.js';
-import { eventRevisionOfPost } from '../posts/revisions.js';
 import { type AppealSummary, ownPost, toOwn } from '../posts/views.js';
 import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
@@ -12,6 +11,7 @@ import type { SiteRebuilds } from '../sites/changes.js';
 import { type Actor, recordAudit } from '../staff/audit.js';
 import { line } from '../validation.js';
 import type { Events } from '../webhooks/events.js';
+import { type Announcer, announcePost } from './announce.js';
 import { APPEAL_WINDOW_MONTHS, APPEALABLE, appealDeadline, type StatementOfReasons } from './statement.js';
 import { reverseDecision } from './verdicts.js';
 
@@ -95,11 +95,15 @@ export const summary = (a: AppealRow): AppealSummary => ({
  * ban lifted below three strikes, in one transaction with its ledger rows).
  */
 export class Appeals {
+  readonly #announce: Announcer;
+
   constructor(
     private readonly deps: Deps,
     private readonly events: Events,
-    private readonly site?: SiteRebuilds,
-  ) {}
+    site?: SiteRebuilds,
+  ) {
+    this.#announce = { events, site, baseUrl: deps.baseUrl };
+  }
 
   async file(principal: Principal, postId: string, input: z.infer<typeof appealBody>): Promise<AppealView> {
     const { db, clock } = this.deps;
@@ -181,7 +185,7 @@ export class Appeals {
     input: z.infer<typeof appealDecisionBody>,
     actor: Actor,
   ): Promise<AppealItem> {
-    const { db, clock, baseUrl } = this.deps;
+    const { db, clock } = this.deps;
     return db.transaction(async (tx) => {
       const now = clock.now();
       const [decided] = await tx
@@ -229,10 +233,7 @@ export class Appeals {
           .where(eq(appeals.id, appealId))
           .returning();
         appeal = withMoney ?? decided;
-        await this.site?.postChanged(tx, post);
-        await this.events.emitPost(tx, post.accountId, 'post.published', toOwn(post, baseUrl), {
-          revision: eventRevisionOfPost(post),
-        });
+        await announcePost(tx, this.#announce, post);
       }
       const item = this.item(appeal, post);
       await this.events.emitPost(tx, post.accountId, 'post.appeal_decided', item.post, {

@@ -1,30 +1,36 @@
 import { and, asc, eq, lt } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
 import { postRevisions, posts } from '../../db/schema.js';
 import type { Deps } from '../context.js';
 import type { JobSender } from '../jobs.js';
-import { eventRevisionOf, eventRevisionOfPost, type RevisionRow } from '../posts/revisions.js';
-import { toOwn } from '../posts/views.js';
+import type { RevisionRow } from '../posts/revisions.js';
+import type { PostRow } from '../posts/views.js';
 import type { SiteRebuilds } from '../sites/changes.js';
 import type { SiteKind } from '../sites/sites.js';
-import type { Events, PostEventType } from '../webhooks/events.js';
+import type { Events } from '../webhooks/events.js';
+import { type Announcer, announceEdit, announcePost, fined } from './announce.js';
 import { nearestEarlierPost } from './duplicates.js';
 import type { ModelLifecycle } from './lifecycle.js';
-import { judge, type Moderator } from './moderator.js';
-import { prefilter } from './prefilter.js';
+import { judge, type Moderator, type Verdict } from './moderator.js';
+import { type PrefilterResult, prefilter } from './prefilter.js';
 import { applyEditVerdict, applyVerdict } from './verdicts.js';
 
 /** The `moderate` job: wait for the model, judge the post, apply the verdict once. */
 export class ModerationService {
+  readonly #announce: Announcer;
+
   constructor(
     private readonly deps: Deps,
     private readonly lifecycle: ModelLifecycle,
     private readonly moderator: Moderator,
     private readonly jobs: JobSender,
-    private readonly events: Events,
+    events: Events,
     /** Runs after a fine commits: auto-recharge and the low-balance e-mail. */
     private readonly watch?: { afterDebit(accountId: string): Promise<void> },
-    private readonly site?: SiteRebuilds,
-  ) {}
+    site?: SiteRebuilds,
+  ) {
+    this.#announce = { events, site, baseUrl: deps.baseUrl };
+  }
 
   /** Safety net run by the sweep: every queued post reaches a verdict, even if its job was lost. */
   async runDue(limit = 50): Promise<number> {
@@ -60,12 +66,12 @@ export class ModerationService {
     const { db } = this.deps;
     const [row] = await db.select().from(posts).where(eq(posts.id, postId));
     if (!row) return 'skipped';
-    if (row.status === 'queued') return this.moderatePost(postId);
+    if (row.status === 'queued') return this.moderate(this.postText(row));
     const [edit] = await db
       .select()
       .from(postRevisions)
       .where(and(eq(postRevisions.postId, postId), eq(postRevisions.status, 'queued')));
-    return edit ? this.moderateEdit(edit) : 'skipped';
+    return edit ? this.moderate(this.editText(edit)) : 'skipped';
   }
 
   /** The model is still starting: come back when it is ready instead of holding a worker. */
@@ -82,105 +88,84 @@ export class ModerationService {
     return true;
   }
 
-  private async moderateEdit(rev: RevisionRow): Promise<'done' | 'deferred' | 'skipped'> {
-    const { db, clock } = this.deps;
-    if (await this.deferred(rev.postId)) return 'deferred';
-    const started = clock.now().getTime();
-    const site = rev.site as SiteKind;
-    // Compared with every other post (not its own: an edit of a story is not a copy of it).
-    const nearDuplicate = await nearestEarlierPost(db, {
-      site,
-      accountId: rev.accountId,
-      fingerprint: rev.fingerprint,
-      before: rev.createdAt,
-      otherThan: rev.postId,
-    });
-    const pf = prefilter(rev.title, rev.body, { site, nearDuplicate });
-    const verdict = await judge(this.moderator, {
-      id: rev.postId,
-      title: rev.title,
-      body: rev.body,
-      prefilter: pf,
-      site,
-    });
-    const fined = await db.transaction(async (tx) => {
-      await tx
-        .update(postRevisions)
-        .set({ prefilter: pf as unknown as Record<string, unknown> })
-        .where(eq(postRevisions.id, rev.id));
-      const applied = await applyEditVerdict(tx, clock, rev.id, verdict);
-      if (!applied) return null;
-      await this.lifecycle.recordDecision(tx, (clock.now().getTime() - started) / 1000);
-      if (applied.revision.status === 'published') {
-        // The pages the old text was on (its topics may differ) and those of the new one.
-        await this.site?.postChanged(tx, applied.before);
-        await this.site?.postChanged(tx, applied.post);
-      }
-      await this.events.emitPost(
-        tx,
-        applied.post.accountId,
-        eventFor(applied.revision.status),
-        toOwn(applied.post, this.deps.baseUrl),
-        { revision: eventRevisionOf(applied.revision) },
-      );
-      return applied.revision.status === 'rejected' && applied.revision.rejectionCategory !== 'low_quality'
-        ? applied.post.accountId
-        : null;
-    });
-    if (fined) await this.watch?.afterDebit(fined);
-    return 'done';
+  /** A queued post: its verdict decides the post. */
+  private postText(row: PostRow): Judged {
+    return {
+      postId: row.id,
+      row,
+      // Compared with every earlier post but itself.
+      scope: { excludeId: row.id },
+      apply: async (tx, pf, verdict) => {
+        await tx
+          .update(posts)
+          .set({ prefilter: pf as unknown as Record<string, unknown> })
+          .where(eq(posts.id, row.id));
+        const applied = await applyVerdict(tx, this.deps.clock, row.id, verdict);
+        if (!applied) return null;
+        await announcePost(tx, this.#announce, applied.post);
+        return { fined: fined(applied.post) };
+      },
+    };
   }
 
-  private async moderatePost(postId: string): Promise<'done' | 'deferred' | 'skipped'> {
+  /** A queued edit: its verdict decides the revision; published, it replaces the post's text. */
+  private editText(rev: RevisionRow): Judged {
+    return {
+      postId: rev.postId,
+      row: rev,
+      // Compared with every other post (not its own: an edit of a story is not a copy of it).
+      scope: { otherThan: rev.postId },
+      apply: async (tx, pf, verdict) => {
+        await tx
+          .update(postRevisions)
+          .set({ prefilter: pf as unknown as Record<string, unknown> })
+          .where(eq(postRevisions.id, rev.id));
+        const applied = await applyEditVerdict(tx, this.deps.clock, rev.id, verdict);
+        if (!applied) return null;
+        await announceEdit(tx, this.#announce, applied);
+        return { fined: fined(applied.revision) };
+      },
+    };
+  }
+
+  /** One path for posts and edits: prefilter, near-duplicate check, the model, the verdict once. */
+  private async moderate(j: Judged): Promise<'done' | 'deferred' | 'skipped'> {
     const { db, clock } = this.deps;
-    const [row] = await db.select().from(posts).where(eq(posts.id, postId));
-    if (row?.status !== 'queued') return 'skipped';
-    if (await this.deferred(postId)) return 'deferred';
+    if (await this.deferred(j.postId)) return 'deferred';
     const started = clock.now().getTime();
+    const { row } = j;
     const site = row.site as SiteKind;
     const nearDuplicate = await nearestEarlierPost(db, {
       site,
       accountId: row.accountId,
       fingerprint: row.fingerprint,
       before: row.createdAt,
-      excludeId: row.id,
+      ...j.scope,
     });
     const pf = prefilter(row.title, row.body, { site, nearDuplicate });
     const verdict = await judge(this.moderator, {
-      id: row.id,
+      id: j.postId,
       title: row.title,
       body: row.body,
       prefilter: pf,
       site,
     });
-    const fined = await db.transaction(async (tx) => {
-      await tx
-        .update(posts)
-        .set({ prefilter: pf as unknown as Record<string, unknown> })
-        .where(eq(posts.id, postId));
-      const applied = await applyVerdict(tx, clock, postId, verdict);
+    const finedAccount = await db.transaction(async (tx) => {
+      const applied = await j.apply(tx, pf, verdict);
       if (!applied) return null;
       await this.lifecycle.recordDecision(tx, (clock.now().getTime() - started) / 1000);
-      if (applied.post.status === 'published') await this.site?.postChanged(tx, applied.post);
-      await this.events.emitPost(
-        tx,
-        applied.post.accountId,
-        eventFor(applied.post.status),
-        toOwn(applied.post, this.deps.baseUrl),
-        { revision: eventRevisionOfPost(applied.post) },
-      );
-      return applied.post.status === 'rejected' && applied.post.rejectionCategory !== 'low_quality'
-        ? applied.post.accountId
-        : null;
+      return applied.fined ? row.accountId : null;
     });
-    if (fined) await this.watch?.afterDebit(fined);
+    if (finedAccount) await this.watch?.afterDebit(finedAccount);
     return 'done';
   }
 }
 
-export function eventFor(status: string): PostEventType {
-  if (status === 'published') return 'post.published';
-  if (status === 'review') return 'post.review';
-  if (status === 'removed') return 'post.removed';
-  return 'post.rejected';
+/** A text waiting for its verdict (a post or an edit) and how its verdict applies. */
+interface Judged {
+  postId: string;
+  row: Pick<PostRow, 'site' | 'accountId' | 'title' | 'body' | 'fingerprint' | 'createdAt'>;
+  scope: { excludeId: string } | { otherThan: string };
+  /** Stores the prefilter, applies the verdict once and announces it; null when already decided. */
+  apply(tx: Executor, pf: PrefilterResult, verdict: Verdict): Promise<{ fined: boolean } | null>;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { postRevisions, posts, reports } from '../../db/schema.js';
 import type { Deps } from '../context.js';
-import { cancelWaitingEdit, eventRevisionOf, eventRevisionOfPost, withRevision } from '../posts/revisions.js';
+import { cancelWaitingEdit, withRevision } from '../posts/revisions.js';
 import { type OwnPost, ownPost, toOwn } from '../posts/views.js';
 import { Problem } from '../problems.js';
 import type { SiteRebuilds } from '../sites/changes.js';
@@ -23,7 +23,7 @@ import {
 } from '../staff/review.js';
 import { line } from '../validation.js';
 import type { Events } from '../webhooks/events.js';
-import { eventFor } from './moderation.js';
+import { type Announcer, announceEdit, announcePost } from './announce.js';
 import type { RejectionCategory } from './moderator.js';
 import { type AppliedEdit, decideEditReview, decideReview, recordDecision } from './verdicts.js';
 
@@ -83,14 +83,17 @@ export interface ReviewDetail extends ReviewItem {
  */
 export class Staff {
   readonly #audit: Audit;
+  readonly #announce: Announcer;
+
   constructor(
     private readonly deps: Deps,
-    private readonly events: Events,
+    events: Events,
     /** Runs after a fine commits: auto-recharge and the low-balance e-mail. */
     private readonly watch?: { afterDebit(accountId: string): Promise<void> },
-    private readonly site?: SiteRebuilds,
+    site?: SiteRebuilds,
   ) {
     this.#audit = new Audit(deps);
+    this.#announce = { events, site, baseUrl: deps.baseUrl };
   }
 
   async reviewQueue(limit = 100): Promise<ReviewItem[]> {
@@ -214,10 +217,7 @@ export class Staff {
         if (!applied) throw await notIn(tx, postId, 'review');
         post = applied.post;
         banned = applied.banned;
-        await this.events.emitPost(tx, post.accountId, eventFor(post.status), toOwn(post, baseUrl), {
-          revision: eventRevisionOfPost(post),
-        });
-        if (post.status === 'published') await this.site?.postChanged(tx, post);
+        await announcePost(tx, this.#announce, post);
       }
       await this.#audit.record(tx, {
         actor,
@@ -264,17 +264,7 @@ export class Staff {
     if (!rev) return null;
     const applied = await decideEditReview(tx, this.deps.clock, rev.id, verdict);
     if (!applied) return null;
-    await this.events.emitPost(
-      tx,
-      applied.post.accountId,
-      eventFor(applied.revision.status),
-      toOwn(applied.post, this.deps.baseUrl),
-      { revision: eventRevisionOf(applied.revision) },
-    );
-    if (applied.revision.status === 'published') {
-      await this.site?.postChanged(tx, applied.before);
-      await this.site?.postChanged(tx, applied.post);
-    }
+    await announceEdit(tx, this.#announce, applied);
     return applied;
   }
 
@@ -325,12 +315,8 @@ export class Staff {
         decidedAt: now,
       });
       await cancelWaitingEdit(tx, postId, now);
-      const view = toOwn(row, baseUrl);
-      await this.events.emitPost(tx, row.accountId, 'post.removed', view, {
-        revision: eventRevisionOfPost(row),
-      });
-      await this.site?.postChanged(tx, row);
-      return view;
+      await announcePost(tx, this.#announce, row);
+      return toOwn(row, baseUrl);
     });
   }
 }

@@ -3,7 +3,7 @@ import type { Deps } from '../context.js';
 import { consume, type DailyScope, giveBack } from '../limits/daily.js';
 import { isMailCapReached, MAIL_RETRY_SECONDS, type MailKind } from '../mail/mailer.js';
 import { Problem } from '../problems.js';
-import { hashToken, newCode } from '../secrets.js';
+import { hashToken, newCode, safeEqual } from '../secrets.js';
 
 export const CODE_TTL_MS = 10 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
@@ -68,4 +68,35 @@ export async function sendSignInCode(
     });
   }
   return { expires_at: expiresAt.toISOString() };
+}
+
+/** A stored code (owner_challenges, staff_challenges). */
+export interface CodeChallenge {
+  codeHash: string;
+  attempts: number;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+/**
+ * The rule of a code check, after the caller spent one attempt in a conditional UPDATE (live,
+ * unused, under MAX_CODE_ATTEMPTS; so concurrent guesses cannot get more tries): no row spent
+ * means too many attempts, a used code or none; a wrong code is invalid_code. Answers the
+ * challenge when the code matches.
+ */
+export async function checkCode(
+  code: string,
+  now: Date,
+  spent: CodeChallenge | undefined,
+  current: () => Promise<CodeChallenge | undefined>,
+  noLiveCode: string,
+): Promise<CodeChallenge> {
+  if (!spent) {
+    const c = await current();
+    if (c && !c.usedAt && c.expiresAt > now && c.attempts >= MAX_CODE_ATTEMPTS)
+      throw new Problem('too_many_attempts');
+    throw new Problem('invalid_code', { detail: c?.usedAt ? 'This code was already used.' : noLiveCode });
+  }
+  if (!safeEqual(spent.codeHash, hashToken(code))) throw new Problem('invalid_code');
+  return spent;
 }

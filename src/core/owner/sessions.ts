@@ -3,8 +3,8 @@ import { accounts, ownerChallenges, ownerSessions } from '../../db/schema.js';
 import type { Deps } from '../context.js';
 import { maskAddress, quoted } from '../mail/mailer.js';
 import { Problem } from '../problems.js';
-import { hashToken, newId, newToken, safeEqual } from '../secrets.js';
-import { MAX_CODE_ATTEMPTS, sendSignInCode } from './codes.js';
+import { hashToken, newId, newToken } from '../secrets.js';
+import { checkCode, MAX_CODE_ATTEMPTS, sendSignInCode } from './codes.js';
 import { findLiveLink } from './links.js';
 
 export { CODE_SUBJECT, CODE_TTL_MS, MAX_CODE_ATTEMPTS } from './codes.js';
@@ -63,7 +63,7 @@ export class OwnerSessions {
     if (!link) throw new Problem('link_expired');
     // Spend one attempt before comparing, in a single conditional UPDATE: concurrent guesses
     // cannot all read the same count and so get more than MAX_CODE_ATTEMPTS tries at a code.
-    const [challenge] = await db
+    const [spent] = await db
       .update(ownerChallenges)
       .set({ attempts: sql`${ownerChallenges.attempts} + 1` })
       .where(
@@ -75,18 +75,13 @@ export class OwnerSessions {
         ),
       )
       .returning();
-    if (!challenge) {
-      const [current] = await db.select().from(ownerChallenges).where(eq(ownerChallenges.linkId, link.id));
-      if (current && !current.usedAt && current.expiresAt > now && current.attempts >= MAX_CODE_ATTEMPTS) {
-        throw new Problem('too_many_attempts');
-      }
-      throw new Problem('invalid_code', {
-        detail: current?.usedAt
-          ? 'This code was already used.'
-          : 'No live code for this link: request one first.',
-      });
-    }
-    if (!safeEqual(challenge.codeHash, hashToken(code))) throw new Problem('invalid_code');
+    const challenge = await checkCode(
+      code,
+      now,
+      spent,
+      async () => (await db.select().from(ownerChallenges).where(eq(ownerChallenges.linkId, link.id)))[0],
+      'No live code for this link: request one first.',
+    );
     const ownerToken = newToken('ap_owner');
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
     const opened = await db.transaction(async (tx) => {

@@ -109,39 +109,35 @@ export function toRevision(rev: RevisionRow, post: PostRow, estimate?: Moderatio
   const current = post.revision === rev.number;
   const status =
     current && (post.status === 'deleted' || post.status === 'removed') ? post.status : rev.status;
-  return {
-    revision: rev.number,
-    status,
-    current,
-    title: rev.title,
-    body: rev.body,
-    topics: rev.topics,
-    ...rev.fields,
-    charged: rev.charged,
-    created_at: rev.createdAt.toISOString(),
-    decided_at: rev.decidedAt?.toISOString() ?? null,
-    published_at: rev.publishedAt?.toISOString() ?? null,
-    ...(rev.status === 'queued' && estimate ? { moderation: estimate } : {}),
-    ...rejectionOf(rev),
-  };
+  return revisionOf(rev, rev.number, status, current, estimate);
 }
 
 /** Revision 1 of a post never edited: the post itself. */
 export function postAsRevision(post: PostRow, estimate?: ModerationEstimate): RevisionView {
+  return revisionOf(post, post.revision, post.status, true, estimate);
+}
+
+function revisionOf(
+  r: RevisionRow | PostRow,
+  number: number,
+  status: RevisionView['status'],
+  current: boolean,
+  estimate: ModerationEstimate | undefined,
+): RevisionView {
   return {
-    revision: post.revision,
-    status: post.status,
-    current: true,
-    title: post.title,
-    body: post.body,
-    topics: post.topics,
-    ...post.fields,
-    charged: post.charged,
-    created_at: post.createdAt.toISOString(),
-    decided_at: post.decidedAt?.toISOString() ?? null,
-    published_at: post.publishedAt?.toISOString() ?? null,
-    ...(post.status === 'queued' && estimate ? { moderation: estimate } : {}),
-    ...rejectionOf(post),
+    revision: number,
+    status,
+    current,
+    title: r.title,
+    body: r.body,
+    topics: r.topics,
+    ...r.fields,
+    charged: r.charged,
+    created_at: r.createdAt.toISOString(),
+    decided_at: r.decidedAt?.toISOString() ?? null,
+    published_at: r.publishedAt?.toISOString() ?? null,
+    ...(r.status === 'queued' && estimate ? { moderation: estimate } : {}),
+    ...rejectionOf(r),
   };
 }
 

@@ -4,7 +4,7 @@ import { secondsToUtcMidnight } from '../clock.js';
 import type { Deps } from '../context.js';
 import { consume, used } from '../limits/daily.js';
 import { maskAddress, normalAddress } from '../mail/mailer.js';
-import { CODE_TTL_MS, MAX_CODE_ATTEMPTS, sendSignInCode } from '../owner/codes.js';
+import { CODE_TTL_MS, checkCode, MAX_CODE_ATTEMPTS, sendSignInCode } from '../owner/codes.js';
 import { Problem } from '../problems.js';
 import { hashToken, newToken, safeEqual } from '../secrets.js';
 import { type Actor, ADMIN_TOKEN_ACTOR, Audit } from './audit.js';
@@ -98,7 +98,7 @@ export class StaffSessions {
     const member = await this.#member(normalAddress(email));
     if (!member) throw new Problem('invalid_code', { detail: 'No live code for this address.' });
     // One attempt is spent before comparing, in one conditional UPDATE (as for owners).
-    const [challenge] = await db
+    const [spent] = await db
       .update(staffChallenges)
       .set({ attempts: sql`${staffChallenges.attempts} + 1` })
       .where(
@@ -110,15 +110,13 @@ export class StaffSessions {
         ),
       )
       .returning();
-    if (!challenge) {
-      const [current] = await db.select().from(staffChallenges).where(eq(staffChallenges.staffId, member.id));
-      if (current && !current.usedAt && current.expiresAt > now && current.attempts >= MAX_CODE_ATTEMPTS)
-        throw new Problem('too_many_attempts');
-      throw new Problem('invalid_code', {
-        detail: current?.usedAt ? 'This code was already used.' : 'No live code for this address.',
-      });
-    }
-    if (!safeEqual(challenge.codeHash, hashToken(code))) throw new Problem('invalid_code');
+    const challenge = await checkCode(
+      code,
+      now,
+      spent,
+      async () => (await db.select().from(staffChallenges).where(eq(staffChallenges.staffId, member.id)))[0],
+      'No live code for this address.',
+    );
     const [claimed] = await db
       .update(staffChallenges)
       .set({ usedAt: now })
