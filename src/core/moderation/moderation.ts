@@ -13,7 +13,7 @@ import { nearestEarlierPost } from './duplicates.js';
 import type { ModelLifecycle } from './lifecycle.js';
 import { judge, type Moderator, type Verdict } from './moderator.js';
 import { type PrefilterResult, prefilter } from './prefilter.js';
-import { applyEditVerdict, applyVerdict } from './verdicts.js';
+import { decideEdit, decidePost } from './verdicts.js';
 
 /** The `moderate` job: wait for the model, judge the post, apply the verdict once. */
 export class ModerationService {
@@ -96,11 +96,7 @@ export class ModerationService {
       // Compared with every earlier post but itself.
       scope: { excludeId: row.id },
       apply: async (tx, pf, verdict) => {
-        await tx
-          .update(posts)
-          .set({ prefilter: pf as unknown as Record<string, unknown> })
-          .where(eq(posts.id, row.id));
-        const applied = await applyVerdict(tx, this.deps.clock, row.id, verdict);
+        const applied = await decidePost(tx, this.deps.clock, row.id, verdict, 'queued', pf);
         if (!applied) return null;
         await announcePost(tx, this.#announce, applied.post);
         return { fined: fined(applied.post) };
@@ -116,11 +112,7 @@ export class ModerationService {
       // Compared with every other post (not its own: an edit of a story is not a copy of it).
       scope: { otherThan: rev.postId },
       apply: async (tx, pf, verdict) => {
-        await tx
-          .update(postRevisions)
-          .set({ prefilter: pf as unknown as Record<string, unknown> })
-          .where(eq(postRevisions.id, rev.id));
-        const applied = await applyEditVerdict(tx, this.deps.clock, rev.id, verdict);
+        const applied = await decideEdit(tx, this.deps.clock, rev.id, verdict, 'queued', pf);
         if (!applied) return null;
         await announceEdit(tx, this.#announce, applied);
         return { fined: fined(applied.revision) };
@@ -166,6 +158,6 @@ interface Judged {
   postId: string;
   row: Pick<PostRow, 'site' | 'accountId' | 'title' | 'body' | 'fingerprint' | 'createdAt'>;
   scope: { excludeId: string } | { otherThan: string };
-  /** Stores the prefilter, applies the verdict once and announces it; null when already decided. */
+  /** Applies the verdict (with the prefilter's signals) once and announces it; null when already decided. */
   apply(tx: Executor, pf: PrefilterResult, verdict: Verdict): Promise<{ fined: boolean } | null>;
 }

@@ -25,7 +25,7 @@ import { line } from '../validation.js';
 import type { Events } from '../webhooks/events.js';
 import { type Announcer, announceEdit, announcePost } from './announce.js';
 import type { RejectionCategory } from './moderator.js';
-import { type AppliedEdit, decideEditReview, decideReview, recordDecision } from './verdicts.js';
+import { type AppliedEdit, decideEdit, decidePost, recordDecision } from './verdicts.js';
 
 export const decisionBody = z
   .strictObject({
@@ -213,7 +213,7 @@ export class Staff {
         post = edit.post;
         banned = edit.banned;
       } else {
-        const applied = await decideReview(tx, clock, postId, verdict);
+        const applied = await decidePost(tx, clock, postId, verdict, 'review');
         if (!applied) throw await notIn(tx, postId, 'review');
         post = applied.post;
         banned = applied.banned;
@@ -255,14 +255,14 @@ export class Staff {
   private async decideEdit(
     tx: Executor,
     postId: string,
-    verdict: Parameters<typeof decideEditReview>[3],
+    verdict: Parameters<typeof decideEdit>[3],
   ): Promise<AppliedEdit | null> {
     const [rev] = await tx
       .select({ id: postRevisions.id })
       .from(postRevisions)
       .where(and(eq(postRevisions.postId, postId), eq(postRevisions.status, 'review')));
     if (!rev) return null;
-    const applied = await decideEditReview(tx, this.deps.clock, rev.id, verdict);
+    const applied = await decideEdit(tx, this.deps.clock, rev.id, verdict, 'review');
     if (!applied) return null;
     await announceEdit(tx, this.#announce, applied);
     return applied;

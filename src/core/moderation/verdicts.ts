@@ -15,30 +15,6 @@ export interface Applied {
   banned: boolean;
 }
 
-/**
- * Applies a verdict to a queued post in one transaction, at most once: the conditional UPDATE
- * on status = 'queued' makes a second run (a job that ran twice) a no-op. Money and strikes move
- * in the same transaction.
- */
-export function applyVerdict(
-  tx: Executor,
-  clock: Clock,
-  postId: string,
-  v: Verdict,
-): Promise<Applied | null> {
-  return decide(tx, clock, postId, v, moveFor('queued', v));
-}
-
-/** A person decides a post in review (publish or reject); the same money rules apply. */
-export function decideReview(
-  tx: Executor,
-  clock: Clock,
-  postId: string,
-  v: Verdict,
-): Promise<Applied | null> {
-  return decide(tx, clock, postId, v, moveFor('review', v));
-}
-
 interface Move {
   from: 'queued' | 'review';
   to: 'published' | 'review' | 'rejected';
@@ -57,10 +33,11 @@ function moveFor(from: Move['from'], v: Verdict): Move {
   return { from, to, recordVerdict: true };
 }
 
-/** The decision's columns, shared by posts and post_revisions. */
-function decisionColumns(v: Verdict, move: Move, now: Date) {
+/** The decision's columns, shared by posts and post_revisions (with the prefilter's signals, for the model's). */
+function decisionColumns(v: Verdict, move: Move, now: Date, prefilter: object | undefined) {
   const rejected = move.to === 'rejected';
   return {
+    ...(prefilter ? { prefilter: prefilter as Record<string, unknown> } : {}),
     status: move.to,
     decidedAt: now,
     publishedAt: move.to === 'published' ? now : null,
@@ -79,18 +56,24 @@ interface Settled {
   strike: boolean;
 }
 
-/** Moves the post from `from` to `to` (a no-op when it is no longer in `from`), then settles the money. */
-async function decide(
+/**
+ * Applies a verdict to a post in `from` (queued: the model's; review: a person's) in one
+ * transaction, at most once: the conditional UPDATE on the status makes a second run (a job that
+ * ran twice, a second reviewer) a no-op. Money and strikes move in the same transaction.
+ */
+export async function decidePost(
   tx: Executor,
   clock: Clock,
   postId: string,
   v: Verdict,
-  move: Move,
+  from: Move['from'],
+  prefilter?: object,
 ): Promise<Applied | null> {
+  const move = moveFor(from, v);
   const now = clock.now();
   const [row] = await tx
     .update(posts)
-    .set(decisionColumns(v, move, now))
+    .set(decisionColumns(v, move, now, prefilter))
     .where(and(eq(posts.id, postId), eq(posts.status, move.from)))
     .returning();
   if (!row) return null;
@@ -286,39 +269,21 @@ export interface AppliedEdit {
   banned: boolean;
 }
 
-/** The model's verdict on a queued edit: the same moves and money rules as a post's. */
-export function applyEditVerdict(
-  tx: Executor,
-  clock: Clock,
-  revisionId: string,
-  v: Verdict,
-): Promise<AppliedEdit | null> {
-  return decideEdit(tx, clock, revisionId, v, moveFor('queued', v));
-}
-
-/** A person decides an edit in review. */
-export function decideEditReview(
-  tx: Executor,
-  clock: Clock,
-  revisionId: string,
-  v: Verdict,
-): Promise<AppliedEdit | null> {
-  return decideEdit(tx, clock, revisionId, v, moveFor('review', v));
-}
-
 /**
- * Moves an edit from `from` to `to` at most once (conditional UPDATE). Published: its text
+ * An edit's verdict, with the moves and money rules of a post's, at most once (conditional UPDATE). Published: its text
  * replaces the post's under the same id, the revision it replaces becomes superseded. The post
  * row is locked first, as DELETE and removal do, so an edit is never published onto a post that
  * is being deleted (they cancel the waiting edit in their own transaction).
  */
-async function decideEdit(
+export async function decideEdit(
   tx: Executor,
   clock: Clock,
   revisionId: string,
   v: Verdict,
-  move: Move,
+  from: Move['from'],
+  prefilter?: object,
 ): Promise<AppliedEdit | null> {
+  const move = moveFor(from, v);
   const now = clock.now();
   const [pending] = await tx
     .select({ postId: postRevisions.postId })
@@ -338,7 +303,7 @@ async function decideEdit(
   }
   const [rev] = await tx
     .update(postRevisions)
-    .set(decisionColumns(v, move, now))
+    .set(decisionColumns(v, move, now, prefilter))
     .where(and(eq(postRevisions.id, revisionId), eq(postRevisions.status, move.from)))
     .returning();
   if (!rev) return null;
