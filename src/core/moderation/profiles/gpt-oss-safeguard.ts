@@ -1,8 +1,8 @@
 import { ABUSE_CATEGORIES } from '../../policy/types.js';
 import type { ModerationInput } from '../moderator.js';
 import { withOurRules } from './guard.js';
-import { correctiveMessages, findModelVerdict, judgeModelVerdict, policyRuleIds } from './model-verdict.js';
-import { renderPolicyPrompt, renderStoryMessage } from './policy-prompt.js';
+import { findModelVerdict, judgeModelVerdict, policyRuleIds } from './model-verdict.js';
+import { correctiveRetry, policyMessages, renderPolicyPrompt } from './policy-prompt.js';
 import type { ChatReply, ChatRequest, ModeratorProfile, ParseResult, ProfileOptions } from './types.js';
 
 /**
@@ -34,10 +34,7 @@ export function gptOssSafeguardProfile(opts: ProfileOptions): ModeratorProfile {
     timeoutMs: 120_000,
     request(input: ModerationInput): ChatRequest {
       return {
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: renderStoryMessage(input, opts.policy.version) },
-        ],
+        messages: policyMessages(system, input, opts.policy.version),
         // The gpt-oss model card's sampling (temperature 1, top_p 1) rather than greedy decoding.
         params: { reasoning_effort: effort, temperature: 1, top_p: 1 },
       };
@@ -62,8 +59,6 @@ export function gptOssSafeguardProfile(opts: ProfileOptions): ModeratorProfile {
       if (v.decision !== 'publish') return { ok: true, verdict: { ...v, details } };
       return { ok: true, verdict: await withOurRules(input, spec, { confidence: v.confidence, details }) };
     },
-    retry(first: ChatRequest, reply: ChatReply, error: string): ChatRequest {
-      return { ...first, messages: correctiveMessages(first.messages, reply.content, error) };
-    },
+    retry: correctiveRetry,
   };
 }

@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import type { ModerationInput } from '../moderator.js';
-import {
-  correctiveMessages,
-  judgeModelVerdict,
-  modelVerdictSchema,
-  parseModelOutput,
-  policyRuleIds,
-} from './model-verdict.js';
-import { renderPolicyPrompt, renderStoryMessage } from './policy-prompt.js';
+import { judgeModelVerdict, modelVerdictSchema, parseModelOutput, policyRuleIds } from './model-verdict.js';
+import { correctiveRetry, policyMessages, renderPolicyPrompt } from './policy-prompt.js';
 import type { ChatReply, ChatRequest, ModeratorProfile, ParseResult, ProfileOptions } from './types.js';
 
 const { $schema: _dialect, ...VERDICT_JSON_SCHEMA } = z.toJSONSchema(modelVerdictSchema, {
@@ -29,10 +23,7 @@ export function jsonProfile(opts: ProfileOptions): ModeratorProfile {
     timeoutMs: 60_000,
     request(input: ModerationInput): ChatRequest {
       return {
-        messages: [
-          { role: 'system', content: system },
-          { role: 'user', content: renderStoryMessage(input, opts.policy.version) },
-        ],
+        messages: policyMessages(system, input, opts.policy.version),
         params: {
           response_format: {
             type: 'json_schema',
@@ -52,8 +43,6 @@ export function jsonProfile(opts: ProfileOptions): ModeratorProfile {
         }),
       };
     },
-    retry(first: ChatRequest, reply: ChatReply, error: string): ChatRequest {
-      return { ...first, messages: correctiveMessages(first.messages, reply.content, error) };
-    },
+    retry: correctiveRetry,
   };
 }

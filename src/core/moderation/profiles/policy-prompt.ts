@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Policy, PolicyRule } from '../../policy/types.js';
 import type { ModerationInput } from '../moderator.js';
+import { correctiveMessages } from './model-verdict.js';
+import type { ChatMessage, ChatReply, ChatRequest } from './types.js';
 
 export interface PolicyPromptOptions {
   /** Examples per side (violating / allowed) rendered for each section. Default 2. */
@@ -105,4 +107,17 @@ ${input.body}
 <<<END-STORY-${nonce}>>>
 
 Answer with only the JSON verdict described in the output contract.`;
+}
+
+/** A policy-prompt profile's request: our policy as the system message, the post as the user's. */
+export function policyMessages(system: string, input: ModerationInput, version: string): ChatMessage[] {
+  return [
+    { role: 'system', content: system },
+    { role: 'user', content: renderStoryMessage(input, version) },
+  ];
+}
+
+/** A policy-prompt profile's one corrective retry: the model sees its unusable answer and why. */
+export function correctiveRetry(first: ChatRequest, reply: ChatReply, error: string): ChatRequest {
+  return { ...first, messages: correctiveMessages(first.messages, reply.content, error) };
 }
