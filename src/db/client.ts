@@ -154,7 +154,8 @@ function queryText(arg: unknown): string {
  * `transaction` releases its client only after BEGIN succeeded, so a BEGIN that fails because
  * the server went away (a restart) would leak the client, and after `max` such failures every
  * query waits forever. Here a client that meets a connection error is released with that
- * error (the pool destroys it and opens a fresh one), at most once per checkout.
+ * error (the pool destroys it and opens a fresh one), at most once per checkout; an error the
+ * server sends while no query runs (between two statements) marks the checkout broken too.
  */
 class ResilientPool extends pg.Pool {
   override connect(): Promise<pg.PoolClient>;
@@ -190,6 +191,14 @@ function guard(client: pg.PoolClient): pg.PoolClient {
   const state: CheckoutState = { released: false, broken: undefined };
   checkouts.set(client, state);
   if (known) return client;
+  // pg-pool takes its error listener off a client while it is checked out, and a client with no
+  // listener throws the server's "terminating connection" (a restart) out of the process when it
+  // arrives between two statements of a transaction. Here it marks the checkout broken instead:
+  // the next query fails, and the client is destroyed when it is released.
+  client.on('error', (err: Error) => {
+    const s = checkouts.get(client);
+    if (s && !s.released) s.broken = err;
+  });
   const release = client.release.bind(client);
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const releaseOnce = (err?: Error | boolean) => {

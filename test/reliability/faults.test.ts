@@ -90,8 +90,15 @@ async function settle(
         .slice(-4)
         .map((l) => `${p.role} ${p.pid}: ${l.slice(0, 600)}`),
     );
+    // A process that died may have said why outside the JSON log (an uncaught exception).
+    const died = running
+      .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
+      .map(
+        (p) =>
+          `${p.role} ${p.pid} exited (${p.child.exitCode ?? p.child.signalCode}): ${p.output.join('').slice(-1500)}`,
+      );
     throw new Error(
-      `${String(err)}\nlast: ${JSON.stringify(last, null, 1)}\nprocess errors:\n${errors.join('\n')}`,
+      `${String(err)}\nlast: ${JSON.stringify(last, null, 1)}\nprocess errors:\n${errors.join('\n')}\nexited:\n${died.join('\n')}`,
     );
   }
 }
@@ -358,6 +365,11 @@ describe('reliability under faults (real processes, PostgreSQL, Redis)', () => {
     stopReady = true;
     await readyLoop;
 
+    // A serve process must live through the outage (a refused connection means it exited).
+    const died = [s1!, s2!]
+      .filter((p) => p.child.exitCode !== null)
+      .map((p) => `${p.role} ${p.pid} exited ${p.child.exitCode}: ${p.output.join('').slice(-3000)}`);
+    expect(died).toEqual([]);
     const unanswered = accepted.filter((a) => a?.status !== 202).map((a) => a?.trail ?? 'never sent');
     expect(unanswered, `outage ${JSON.stringify(outage)}`).toEqual([]);
     const report = await settle(db, receiver, 90_000);
