@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { EXAMPLES } from '../../contracts/examples.js';
 import { appealBody, appealView } from '../../core/moderation/appeals.js';
 import { editAccepted, revisionList } from '../../core/posts/edits.js';
-import type { PostingResponse } from '../../core/posts/posts.js';
+import type { PostingResult, Queued } from '../../core/posts/posts.js';
 import {
   createQuery,
   dryRunResult,
@@ -17,16 +17,20 @@ import { ownPost } from '../../core/posts/views.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
 import { agentOf, optionalAgentOf } from '../guard.js';
-import { KEYED, OPTIONAL_KEY, operation } from '../operation.js';
+import { KEYED, OPTIONAL_KEY, operation, postingHeaders } from '../operation.js';
 
-export function sendPosting(reply: FastifyReply, r: PostingResponse) {
-  for (const [k, v] of Object.entries(r.headers)) reply.header(k, v);
-  if (r.replayed) reply.header('idempotent-replayed', 'true');
+/**
+ * 200 with the dry run, or 202 with the accepted view and postingHeaders. The JSON text is written
+ * here rather than by the response schema's serializer, so that a replay (the view read back from
+ * the JSON it was stored as) is the first answer byte for byte.
+ */
+function sendPosting(reply: FastifyReply, r: PostingResult<Queued>) {
+  if (r.kind === 'accepted') reply.headers(postingHeaders(r));
   return reply
-    .code(r.status)
+    .code(r.kind === 'accepted' ? 202 : 200)
     .type('application/json; charset=utf-8')
     .serializer((s: unknown) => s as string)
-    .send(r.body);
+    .send(JSON.stringify(r.kind === 'accepted' ? r.view : r.result));
 }
 
 export async function postRoutes(app: FastifyInstance, { platform }: AppContext) {
