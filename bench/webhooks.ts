@@ -474,8 +474,8 @@ async function verdictToReceipt(
   const r = await paced(count, rate, deadline, async (i) => {
     const t0 = now();
     const res = await platform.services.posts.create(principals[i % principals.length]!, 'stories', STORY);
-    if (res.status !== 202) throw new Error(`posts.create answered ${res.status}: ${res.body.slice(0, 300)}`);
-    postedAt.set((JSON.parse(res.body) as { id: string }).id, t0);
+    if (res.kind !== 'accepted') throw new Error(`posts.create answered ${res.kind}`);
+    postedAt.set(res.view.id, t0);
   });
   const sentAt = now();
   if (r.failures > 0) fail(`${r.failures} posts.create calls failed; first: ${String(r.firstFailure)}`);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Accepted, Queued } from '../core/posts/posts.js';
 import { CATALOG, type ProblemCode } from '../core/problems.js';
 
 /**
@@ -71,6 +72,15 @@ export const HEADERS = {
 export type HeaderName = keyof typeof HEADERS;
 /** A header the response must carry, or with a trailing `?` one it may carry. */
 export type HeaderSpec = HeaderName | `${HeaderName}?`;
+
+/** An accepted post or edit: when to poll for the verdict, and whether this is the stored first
+ *  answer. REST sends them as headers of its 202, MCP as the tool result's `_meta`. */
+export function postingHeaders(r: Accepted<Queued>): Partial<Record<HeaderName, string>> {
+  return {
+    'retry-after': String(r.view.moderation.retry_after_seconds),
+    ...(r.replayed ? { 'idempotent-replayed': 'true' } : {}),
+  };
+}
 
 /** Headers that always come with a problem code (the Problem's own `headers`, or sendProblem's). */
 export const PROBLEM_HEADERS: Partial<Record<ProblemCode, readonly HeaderSpec[]>> = {

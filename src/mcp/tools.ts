@@ -7,6 +7,7 @@ import { POLICY } from '../core/policy/document.js';
 import { policyView } from '../core/policy/schemas.js';
 import { BODY_SCHEMAS, editSchema } from '../core/posts/bodies.js';
 import { editAccepted, revisionList } from '../core/posts/edits.js';
+import type { PostingResult, Queued } from '../core/posts/posts.js';
 import {
   deletedPost,
   dryRunResult,
@@ -31,6 +32,7 @@ import {
   webhookList,
   webhookTestAck,
 } from '../core/webhooks/endpoints.js';
+import { postingHeaders } from '../http/operation.js';
 import type { Services } from '../platform.js';
 
 /** Who is calling and where: what the REST routes read from the request. */
@@ -114,6 +116,11 @@ const idempotencyArg = z.object({
 
 const appealArgs = z.strictObject({ ...postIdParams.shape, ...appealBody.shape });
 
+/** post_story, check_story and edit_post answer what REST answers: the view, with REST's headers in `_meta`. */
+function postingResult(r: PostingResult<Queued>): ToolResult {
+  return r.kind === 'accepted' ? { data: r.view, meta: postingHeaders(r) } : { data: r.result };
+}
+
 /** The tools, named as the interface names them; each calls the core service its REST route calls. */
 export function tools(site: SiteKind): Tool[] {
   return [
@@ -129,13 +136,9 @@ export function tools(site: SiteKind): Tool[] {
         const principal = agent(ctx);
         const { idempotency_key } = parseOrThrow(idempotencyArg, args);
         const { idempotency_key: _, ...body } = args;
-        const r = await ctx.services.posts.create(principal, ctx.site, body, {
-          idempotencyKey: idempotency_key,
-        });
-        return {
-          data: JSON.parse(r.body),
-          meta: { ...r.headers, ...(r.replayed ? { 'idempotent-replayed': 'true' } : {}) },
-        };
+        return postingResult(
+          await ctx.services.posts.create(principal, ctx.site, body, { idempotencyKey: idempotency_key }),
+        );
       },
     },
     {
@@ -147,8 +150,7 @@ export function tools(site: SiteKind): Tool[] {
       output: dryRunResult,
       annotations: read,
       async run(args, ctx) {
-        const r = await ctx.services.posts.create(agent(ctx), ctx.site, args, { dryRun: true });
-        return { data: JSON.parse(r.body) };
+        return postingResult(await ctx.services.posts.create(agent(ctx), ctx.site, args, { dryRun: true }));
       },
     },
     {
@@ -176,11 +178,9 @@ export function tools(site: SiteKind): Tool[] {
         const { id } = parseOrThrow(postIdParams, { id: args.id });
         const { idempotency_key } = parseOrThrow(idempotencyArg, { idempotency_key: args.idempotency_key });
         const { id: _id, idempotency_key: _key, ...patch } = args;
-        const r = await ctx.services.edits.edit(principal, id, patch, { idempotencyKey: idempotency_key });
-        return {
-          data: JSON.parse(r.body),
-          meta: { ...r.headers, ...(r.replayed ? { 'idempotent-replayed': 'true' } : {}) },
-        };
+        return postingResult(
+          await ctx.services.edits.edit(principal, id, patch, { idempotencyKey: idempotency_key }),
+        );
       },
     },
     {

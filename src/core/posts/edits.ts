@@ -7,22 +7,14 @@ import type { Principal } from '../accounts/keys.js';
 import { post as ledgerPost } from '../billing/ledger.js';
 import type { Deps } from '../context.js';
 import type { JobSender } from '../jobs.js';
-import { nearestEarlierPost, postFingerprint } from '../moderation/duplicates.js';
 import type { ModelLifecycle } from '../moderation/lifecycle.js';
-import { prefilter } from '../moderation/prefilter.js';
 import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
 import type { SiteKind } from '../sites/sites.js';
 import { wholeList } from '../validation.js';
-import { editPrice, type NormalizedPost, normalizeEdit } from './bodies.js';
-import { checkIdempotencyKey, requestHash, type StoredResponse } from './idempotency.js';
-import {
-  type CreateOptions,
-  type DryRunResult,
-  InsufficientBalance,
-  type PostingResponse,
-  type Posts,
-} from './posts.js';
+import { editPrice, normalizeEdit } from './bodies.js';
+import { checkIdempotencyKey, requestHash } from './idempotency.js';
+import { type CreateOptions, InsufficientBalance, type PostingResult, type Posts } from './posts.js';
 import { postAsRevision, type RevisionView, revisionView, textColumns, toRevision } from './revisions.js';
 import { moderationEstimate, ownPost, type PostRow, toOwn } from './views.js';
 
@@ -46,6 +38,7 @@ export const editAccepted = ownPost
   .describe(
     'The edit is charged and queued for moderation. Until its verdict the post keeps its published text; poll GET /v1/posts/{id}/revisions or wait for the webhook.',
   );
+export type EditAccepted = z.output<typeof editAccepted>;
 
 /** GET /v1/posts/{id}/revisions and the MCP tool list_revisions: oldest first. */
 export const revisionList = wholeList(revisionView);
@@ -75,7 +68,7 @@ export class Edits {
     postId: string,
     patch: unknown,
     opts: CreateOptions = {},
-  ): Promise<PostingResponse> {
+  ): Promise<PostingResult<EditAccepted>> {
     if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
     this.accounts.assertActive(principal);
     const row = await this.ownRow(this.deps.db, postId, principal);
@@ -84,8 +77,8 @@ export class Edits {
     const price = editPrice(next);
     if (opts.dryRun) {
       await assertNoneWaiting(this.deps.db, postId);
-      const result = await this.dryRun(principal, row, next, price);
-      return { status: 200, headers: {}, body: JSON.stringify(result), replayed: false };
+      const text = { ...next, site: row.site as SiteKind, price, otherThan: row.id };
+      return this.posts.dryRun(principal, text, 'An edit');
     }
     return this.posts.chargeOnce(
       principal,
@@ -106,7 +99,7 @@ export class Edits {
     principal: Principal,
     postId: string,
     patch: unknown,
-  ): Promise<StoredResponse> {
+  ): Promise<EditAccepted> {
     const now = this.deps.clock.now();
     const [row] = await tx
       .select()
@@ -149,41 +142,10 @@ export class Edits {
     });
     const estimate = await this.lifecycle.wake(tx, Math.max(0, (await waiting(tx)) - 1));
     await this.jobs.send(tx, 'moderate', { post_id: postId });
-    const body: z.output<typeof editAccepted> = {
+    return {
       ...toOwn(row, this.deps.baseUrl),
       moderation: estimate,
       edit: { revision: number, status: 'queued', charged: price, created_at: now.toISOString() },
-    };
-    return {
-      status: 202,
-      headers: { 'retry-after': String(estimate.retry_after_seconds) },
-      body: JSON.stringify(body),
-    };
-  }
-
-  private async dryRun(
-    principal: Principal,
-    row: PostRow,
-    next: NormalizedPost,
-    price: number,
-  ): Promise<DryRunResult> {
-    const account = await this.accounts.row(principal.accountId);
-    if (account.balance < price) throw await this.posts.insufficient(principal.accountId, price, 'An edit');
-    const site = row.site as SiteKind;
-    const nearDuplicate = await nearestEarlierPost(this.deps.db, {
-      site,
-      accountId: principal.accountId,
-      fingerprint: postFingerprint(next.body),
-      before: this.deps.clock.now(),
-      otherThan: row.id,
-    });
-    const pf = prefilter(next.title, next.body, { site, nearDuplicate });
-    return {
-      dry_run: true,
-      valid: true,
-      price,
-      balance_after: account.balance - price,
-      prefilter: { signals: pf.signals, hint: pf.hint },
     };
   }
 

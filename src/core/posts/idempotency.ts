@@ -10,13 +10,8 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const STALE_CLAIM_MS = 60 * 1000;
 const KEY_SHAPE = /^[\x21-\x7e]{8,128}$/;
 
-export interface StoredResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-export type Claim = { kind: 'claimed' } | { kind: 'replay'; response: StoredResponse };
+/** `replay`: the view the first request answered, as complete() stored it. */
+export type Claim = { kind: 'claimed' } | { kind: 'replay'; view: unknown };
 
 export function checkIdempotencyKey(key: string): void {
   if (!KEY_SHAPE.test(key)) {
@@ -46,8 +41,14 @@ function canonical(v: unknown): string {
 
 /**
  * Idempotency-Key, scoped to the account, kept 24 hours. A key is claimed before the work
- * starts (so concurrent retries see 409), and its response is stored in the same transaction
- * that charges and queues, so a charge never exists without the response that replays it.
+ * starts (so concurrent retries see 409), and its answer is stored in the same transaction
+ * that charges and queues, so a charge never exists without the answer that replays it.
+ *
+ * The answer is the accepted view, kept as its JSON text in response_body: read back and
+ * rendered again it is the first answer byte for byte (JSON.stringify of what JSON.parse read
+ * from JSON.stringify's text is that text). response_status and response_headers are left empty;
+ * records written before the view was kept in domain terms hold 202 and a Retry-After there, which
+ * the faces render again from the view's moderation estimate.
  */
 export class Idempotency {
   constructor(
@@ -111,26 +112,15 @@ export class Idempotency {
         headers: { 'retry-after': '1' },
       });
     }
-    return {
-      kind: 'replay',
-      response: {
-        status: row.responseStatus ?? 200,
-        headers: row.responseHeaders ?? {},
-        body: row.responseBody ?? '',
-      },
-    };
+    if (row.responseBody === null) throw new Error('a done idempotency record without its answer');
+    return { kind: 'replay', view: JSON.parse(row.responseBody) };
   }
 
-  /** Stores the response; call inside the transaction that did the work. */
-  async complete(tx: Executor, accountId: string, key: string, response: StoredResponse): Promise<void> {
+  /** Stores the answer's view; call inside the transaction that did the work. */
+  async complete(tx: Executor, accountId: string, key: string, view: unknown): Promise<void> {
     await tx
       .update(idempotencyKeys)
-      .set({
-        state: 'done',
-        responseStatus: response.status,
-        responseHeaders: response.headers,
-        responseBody: response.body,
-      })
+      .set({ state: 'done', responseBody: JSON.stringify(view) })
       .where(and(eq(idempotencyKeys.accountId, accountId), eq(idempotencyKeys.key, key)));
   }
 

@@ -16,9 +16,16 @@ import type { SitePost, SiteRebuilds } from '../sites/changes.js';
 import type { SiteKind } from '../sites/sites.js';
 import { invalidCursor } from '../validation.js';
 import { normalizeBody } from './bodies.js';
-import { checkIdempotencyKey, Idempotency, requestHash, type StoredResponse } from './idempotency.js';
+import { checkIdempotencyKey, Idempotency, requestHash } from './idempotency.js';
 import { cancelWaitingEdit, textColumns } from './revisions.js';
-import { type OwnPost, type PostRow, type PublicPost, toOwn, toPublic } from './views.js';
+import {
+  type ModerationEstimate,
+  type OwnPost,
+  type PostRow,
+  type PublicPost,
+  toOwn,
+  toPublic,
+} from './views.js';
 
 export interface CreateOptions {
   dryRun?: boolean;
@@ -33,10 +40,33 @@ export interface DryRunResult {
   prefilter: { signals: PrefilterResult['signals']; hint: PrefilterResult['hint'] };
 }
 
-/** What a face sends back: status, headers and the exact JSON text (so replays are byte for byte). */
-export interface PostingResponse extends StoredResponse {
+/** The view of a charged write waiting for its verdict: it says when to expect the verdict. */
+export interface Queued {
+  moderation: ModerationEstimate;
+}
+
+/** A post just charged and queued (its estimate is always there). */
+export type QueuedPost = OwnPost & Queued;
+
+/** The dry run passed: nothing was charged or stored. */
+export interface DryRun {
+  kind: 'dry_run';
+  result: DryRunResult;
+}
+
+/** A charged write (a post, an edit) taken and queued for moderation. */
+export interface Accepted<V extends Queued> {
+  kind: 'accepted';
+  view: V;
+  /** The stored first answer to the same Idempotency-Key and request: nothing was charged again. */
   replayed: boolean;
 }
+
+/** What posting and editing answer, in domain terms; REST and MCP each render it. */
+export type PostingResult<V extends Queued> = DryRun | Accepted<V>;
+
+/** Who pays, in the 402 detail. */
+type Charge = 'Posting' | 'An edit';
 
 export interface ListFilters {
   topic?: string | undefined;
@@ -72,14 +102,11 @@ export class Posts {
     site: SiteKind,
     body: unknown,
     opts: CreateOptions = {},
-  ): Promise<PostingResponse> {
+  ): Promise<PostingResult<QueuedPost>> {
     if (opts.idempotencyKey !== undefined) checkIdempotencyKey(opts.idempotencyKey);
     const post = normalizeBody(site, body, this.deps.clock.now());
     this.accounts.assertActive(principal);
-    if (opts.dryRun) {
-      const result = await this.dryRun(principal, site, post.price, post.title, post.body);
-      return { status: 200, headers: {}, body: JSON.stringify(result), replayed: false };
-    }
+    if (opts.dryRun) return this.dryRun(principal, { site, ...post }, 'Posting');
     return this.chargeOnce(principal, opts.idempotencyKey, requestHash({ site, body }), 'Posting', (tx) =>
       this.chargeAndQueue(tx, principal, site, post),
     );
@@ -87,29 +114,30 @@ export class Posts {
 
   /**
    * A charged write (a post, an edit) at most once per Idempotency-Key: the key is claimed first
-   * (a concurrent retry answers 409, a later one replays the stored response); the work and the
-   * stored response commit in one transaction; a failure releases the claim. `work` throws
+   * (a concurrent retry answers 409, a later one replays the stored view); the work and the
+   * stored view commit in one transaction; a failure releases the claim. `work` throws
    * InsufficientBalance when the balance cannot pay: the owner's 402 with account_url.
    */
-  async chargeOnce(
+  async chargeOnce<V extends Queued>(
     principal: Principal,
     key: string | undefined,
     hash: string,
-    what: 'Posting' | 'An edit',
-    work: (tx: Executor) => Promise<StoredResponse>,
-  ): Promise<PostingResponse> {
+    what: Charge,
+    work: (tx: Executor) => Promise<V>,
+  ): Promise<Accepted<V>> {
     if (key !== undefined) {
       const claim = await this.idempotency.claim(principal.accountId, key, hash);
-      if (claim.kind === 'replay') return { ...claim.response, replayed: true };
+      // What complete() stored below for this key and request hash: a V.
+      if (claim.kind === 'replay') return { kind: 'accepted', view: claim.view as V, replayed: true };
     }
     try {
-      const result = await this.deps.db.transaction(async (tx) => {
-        const response = await work(tx);
-        if (key !== undefined) await this.idempotency.complete(tx, principal.accountId, key, response);
-        return { ...response, replayed: false };
+      const view = await this.deps.db.transaction(async (tx) => {
+        const view = await work(tx);
+        if (key !== undefined) await this.idempotency.complete(tx, principal.accountId, key, view);
+        return view;
       });
       await this.watch?.afterDebit(principal.accountId);
-      return result;
+      return { kind: 'accepted', view, replayed: false };
     } catch (e) {
       if (key !== undefined) await this.idempotency.releaseSoon(principal.accountId, key);
       if (e instanceof InsufficientBalance) throw await this.insufficient(principal.accountId, e.price, what);
@@ -122,7 +150,7 @@ export class Posts {
     principal: Principal,
     site: SiteKind,
     post: ReturnType<typeof normalizeBody>,
-  ): Promise<StoredResponse> {
+  ): Promise<QueuedPost> {
     const now = this.deps.clock.now();
     const id = newId('post');
     const balance = await ledgerPost(tx, {
@@ -150,40 +178,44 @@ export class Posts {
     const [ahead] = await tx.select({ n: count() }).from(posts).where(eq(posts.status, 'queued'));
     const estimate = await this.lifecycle.wake(tx, Math.max(0, (ahead?.n ?? 1) - 1));
     await this.jobs.send(tx, 'moderate', { post_id: id });
-    return {
-      status: 202,
-      headers: { 'retry-after': String(estimate.retry_after_seconds) },
-      body: JSON.stringify(toOwn(row!, this.deps.baseUrl, estimate)),
-    };
+    // toOwn already put the estimate of a queued post in its place; this only tells the type.
+    return { ...toOwn(row!, this.deps.baseUrl, estimate), moderation: estimate };
   }
 
-  private async dryRun(
+  /**
+   * The dry run of a charged write: the balance pays `price` (else the owner's 402) and the
+   * prefilter's signals on the text as it would stand (an edit is not its own post's duplicate).
+   */
+  async dryRun(
     principal: Principal,
-    site: SiteKind,
-    price: number,
-    title: string | null,
-    body: string,
-  ): Promise<DryRunResult> {
+    text: { site: SiteKind; price: number; title: string | null; body: string; otherThan?: string },
+    what: Charge,
+  ): Promise<DryRun> {
+    const { site, price } = text;
     const account = await this.accounts.row(principal.accountId);
-    if (account.balance < price) throw await this.insufficient(principal.accountId, price, 'Posting');
+    if (account.balance < price) throw await this.insufficient(principal.accountId, price, what);
     const nearDuplicate = await nearestEarlierPost(this.deps.db, {
       site,
       accountId: principal.accountId,
-      fingerprint: postFingerprint(body),
+      fingerprint: postFingerprint(text.body),
       before: this.deps.clock.now(),
+      otherThan: text.otherThan,
     });
-    const pf = prefilter(title, body, { site, nearDuplicate });
+    const pf = prefilter(text.title, text.body, { site, nearDuplicate });
     return {
-      dry_run: true,
-      valid: true,
-      price,
-      balance_after: account.balance - price,
-      prefilter: { signals: pf.signals, hint: pf.hint },
+      kind: 'dry_run',
+      result: {
+        dry_run: true,
+        valid: true,
+        price,
+        balance_after: account.balance - price,
+        prefilter: { signals: pf.signals, hint: pf.hint },
+      },
     };
   }
 
   /** 402 insufficient_balance with the owner's account_url. */
-  insufficient(accountId: string, price: number, what: 'Posting' | 'An edit') {
+  insufficient(accountId: string, price: number, what: Charge) {
     return this.accounts.ownerProblem(
       accountId,
       'insufficient_balance',

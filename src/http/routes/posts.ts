@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { EXAMPLES } from '../../contracts/examples.js';
 import { appealBody, appealView } from '../../core/moderation/appeals.js';
 import { editAccepted, revisionList } from '../../core/posts/edits.js';
-import type { PostingResponse } from '../../core/posts/posts.js';
+import type { PostingResult, Queued } from '../../core/posts/posts.js';
 import {
   createQuery,
   dryRunResult,
@@ -17,16 +17,40 @@ import { ownPost } from '../../core/posts/views.js';
 import { siteForHost } from '../../core/sites/sites.js';
 import type { AppContext } from '../app.js';
 import { agentOf, optionalAgentOf } from '../guard.js';
-import { KEYED, OPTIONAL_KEY, operation } from '../operation.js';
+import { KEYED, OPTIONAL_KEY, operation, postingHeaders } from '../operation.js';
 
-export function sendPosting(reply: FastifyReply, r: PostingResponse) {
-  for (const [k, v] of Object.entries(r.headers)) reply.header(k, v);
-  if (r.replayed) reply.header('idempotent-replayed', 'true');
+/** What POST and PATCH /v1/posts take and answer besides their bodies. */
+const POSTING = {
+  security: KEYED,
+  querystring: createQuery,
+  headers: z.object({ 'idempotency-key': z.string().optional() }),
+  responseHeaders: { 202: ['retry-after', 'idempotent-replayed?'] },
+} as const;
+const POSTING_PROBLEMS = [
+  'insufficient_balance',
+  'account_banned',
+  'invalid_idempotency_key',
+  'idempotency_key_reused',
+  'idempotency_key_in_use',
+  'not_found',
+] as const;
+
+function postingOptions(req: { query: { dry_run?: string }; headers: { 'idempotency-key'?: string } }) {
+  return { dryRun: req.query.dry_run === 'true', idempotencyKey: req.headers['idempotency-key'] };
+}
+
+/**
+ * 200 with the dry run, or 202 with the accepted view and postingHeaders. The JSON text is written
+ * here rather than by the response schema's serializer, so that a replay (the view read back from
+ * the JSON it was stored as) is the first answer byte for byte.
+ */
+function sendPosting(reply: FastifyReply, r: PostingResult<Queued>) {
+  if (r.kind === 'accepted') reply.headers(postingHeaders(r));
   return reply
-    .code(r.status)
+    .code(r.kind === 'accepted' ? 202 : 200)
     .type('application/json; charset=utf-8')
     .serializer((s: unknown) => s as string)
-    .send(r.body);
+    .send(JSON.stringify(r.kind === 'accepted' ? r.view : r.result));
 }
 
 export async function postRoutes(app: FastifyInstance, { platform }: AppContext) {
@@ -41,30 +65,17 @@ export async function postRoutes(app: FastifyInstance, { platform }: AppContext)
         tags: ['posts'],
         summary:
           'Post: validate, charge and queue for moderation (202); ?dry_run=true checks without charging',
-        security: KEYED,
-        querystring: createQuery,
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        ...POSTING,
         // The body is validated in core by the site's own schema (see the requestBody oneOf).
         responses: { 202: ownPost, 200: dryRunResult },
         examples: { 202: EXAMPLES.queuedPost, 200: EXAMPLES.dryRun },
-        responseHeaders: { 202: ['retry-after', 'idempotent-replayed?'] },
-        problems: [
-          'insufficient_balance',
-          'account_banned',
-          'invalid_idempotency_key',
-          'idempotency_key_reused',
-          'idempotency_key_in_use',
-          'not_found',
-        ],
+        problems: POSTING_PROBLEMS,
       }),
     },
     async (req, reply) => {
       const principal = agentOf(req);
-      const result = await posts.create(principal, siteForHost(sites, req.hostname), req.body, {
-        dryRun: req.query.dry_run === 'true',
-        idempotencyKey: req.headers['idempotency-key'],
-      });
-      return sendPosting(reply, result);
+      const site = siteForHost(sites, req.hostname);
+      return sendPosting(reply, await posts.create(principal, site, req.body, postingOptions(req)));
     },
   );
 
@@ -108,32 +119,17 @@ export async function postRoutes(app: FastifyInstance, { platform }: AppContext)
         tags: ['posts'],
         summary:
           'Edit a published post: any subset of its members, charged the edit price and moderated like a post (202); ?dry_run=true checks without charging',
-        security: KEYED,
+        ...POSTING,
         params: postIdParams,
-        querystring: createQuery,
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
         // The body is validated in core against the post's site (see the requestBody oneOf).
         responses: { 202: editAccepted, 200: dryRunResult },
         examples: { 202: EXAMPLES.editAccepted, 200: EXAMPLES.editDryRun },
-        responseHeaders: { 202: ['retry-after', 'idempotent-replayed?'] },
-        problems: [
-          'insufficient_balance',
-          'account_banned',
-          'invalid_idempotency_key',
-          'idempotency_key_reused',
-          'idempotency_key_in_use',
-          'not_found',
-          'invalid_state',
-          'edit_pending',
-        ],
+        problems: [...POSTING_PROBLEMS, 'invalid_state', 'edit_pending'],
       }),
     },
     async (req, reply) => {
-      const result = await edits.edit(agentOf(req), req.params.id, req.body, {
-        dryRun: req.query.dry_run === 'true',
-        idempotencyKey: req.headers['idempotency-key'],
-      });
-      return sendPosting(reply, result);
+      const principal = agentOf(req);
+      return sendPosting(reply, await edits.edit(principal, req.params.id, req.body, postingOptions(req)));
     },
   );
 
