@@ -201,7 +201,7 @@ function principalOf<K extends RequestPrincipal['kind']>(
   return p?.kind === kind ? (p as Extract<RequestPrincipal, { kind: K }>) : undefined;
 }
 
-/** The principal a route's declaration guarantees; missing, the route forgot to declare `access`. */
+/** The principal the route's declared access guarantees; without it the route forgot that declaration (a bug). */
 function declaredPrincipal<K extends RequestPrincipal['kind']>(
   req: FastifyRequest,
   kind: K,
