@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { LifecycleConfig } from './core/moderation/lifecycle.js';
-import { MODERATOR_PROFILE_NAMES, type ModeratorProfileName } from './core/moderation/profiles/types.js';
+import { MODERATOR_PROFILE_NAMES } from './core/moderation/profiles/types.js';
 import { SITE_KINDS, type SiteConfig, type SiteKind } from './core/sites/sites.js';
 
 export type { SiteConfig, SiteKind };
@@ -112,6 +112,7 @@ const envSchema = z.object({
   SMTP_URL: optionalUrl(['smtp', 'smtps'], 'an SMTP URL'),
   MAIL_FROM: z.string().trim().default('agentpress <no-reply@agentpress.local>'),
   PAYMENTS: z.enum(['test', 'stripe']).default('test'),
+  /** PAYMENTS=stripe: the secret API key, the webhook signing secret, and optionally another API address. */
   STRIPE_SECRET_KEY: optionalString,
   STRIPE_WEBHOOK_SECRET: optionalString,
   STRIPE_API_BASE: optionalUrl(['http', 'https'], 'the Stripe API address'),
@@ -121,7 +122,10 @@ const envSchema = z.object({
   MODERATOR_URL: optionalString,
   MODERATOR_MODEL: optionalString,
   MODERATOR_API_KEY: optionalString,
-  /** How MODERATOR=openai asks the model and reads its answer (src/core/moderation/profiles/). */
+  /**
+   * The model family behind MODERATOR=openai: how it asks the model and reads its answer
+   * (src/core/moderation/profiles/).
+   */
   MODERATOR_PROFILE: z
     .enum(MODERATOR_PROFILE_NAMES, { error: `expected one of ${MODERATOR_PROFILE_NAMES.join(', ')}` })
     .default('json'),
@@ -138,16 +142,28 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_TARGETS: addressList('WEBHOOK_ALLOW_TARGETS'),
   PLATFORM_RATE: z.coerce.number().int().min(1).default(100),
   PLATFORM_BURST: z.coerce.number().int().min(1).default(200),
+  /** POST /v1/accounts: at most this many sign-ups from one client address (IPv6: its /64)... */
   ACCOUNT_CREATIONS_PER_IP: z.coerce.number().int().min(1).default(60),
+  /** ...per fixed window of this many seconds (429 rate_limited with Retry-After to the window's end). */
   ACCOUNT_CREATION_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /** Mail of every kind the service sends to one address per UTC day. */
   MAIL_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(1).default(10),
+  /**
+   * Free keyed searches of one account per UTC day, all its keys together (default 20 keys x 100),
+   * so revoking and creating keys cannot reset the allowance; each key still has its own 100.
+   */
   SEARCH_FREE_PER_ACCOUNT_PER_DAY: z.coerce.number().int().min(1).default(2000),
+  /** As fastify's `trustProxy`: a flag, or a comma list of addresses, ranges and keywords. */
   TRUST_PROXY: trustProxy,
   SITES: optionalString,
+  /** Where the static site is built (one folder per site kind). */
   SITE_DIR: optionalString,
+  /** A change waits this long for others to join one incremental rebuild. */
   SITE_REBUILD_DELAY_SECONDS: z.coerce.number().min(0).max(3600).default(3),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Bearer token that lets a scraper outside loopback read /metrics; unset: loopback only. */
   METRICS_TOKEN: optionalString,
+  /** Knobs for the reliability suite (the TEST_* settings below, Config.testHooks); never in production. */
   UNSAFE_TEST_HOOKS: z.enum(['0', '1']).default('0'),
   TEST_CLOCK_OFFSET_MS: z.coerce.number().int().optional(),
   TEST_WEBHOOK_RETRY_SCHEDULE_S: optionalString.refine(
@@ -160,51 +176,42 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+/** The TEST_* settings, all gathered into Config.testHooks. */
+const TEST_HOOK_NAMES = [
+  'TEST_CLOCK_OFFSET_MS',
+  'TEST_WEBHOOK_RETRY_SCHEDULE_S',
+  'TEST_SWEEP_INTERVAL_MS',
+  'TEST_JOB_POLL_MS',
+] as const;
+
+/** The settings Config computes from others instead of taking them as they are (see loadConfig). */
+const DERIVED = [
+  'BASE_URL',
+  'SITES',
+  'SITE_DIR',
+  'UNSAFE_TEST_HOOKS',
+  ...TEST_HOOK_NAMES,
+] as const satisfies readonly (keyof Env)[];
+type Derived = (typeof DERIVED)[number];
+
+/** MODERATOR_START_SECONDS -> moderatorStartSeconds: a setting's name in Config. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<CamelCase<Tail>>}`
+  : Lowercase<S>;
+const camelCase = (name: string) =>
+  name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Every other setting, as the schema reads it, under its camelCase name. */
+type DirectSettings = { [K in Exclude<keyof Env, Derived> as CamelCase<K>]: Env[K] };
+
 /** Every setting; the moderator's model-server settings are the ones core's lifecycle reads. */
-export interface Config extends LifecycleConfig {
-  port: number;
-  host: string;
+export interface Config extends LifecycleConfig, DirectSettings {
+  /** BASE_URL without a trailing slash; default http://localhost:PORT. */
   baseUrl: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  redisUrl: string | undefined;
-  adminToken: string | undefined;
-  secretKey: string | undefined;
-  smtpUrl: string | undefined;
-  mailFrom: string;
-  payments: 'test' | 'stripe';
-  /** PAYMENTS=stripe: the secret API key, the webhook signing secret, and optionally another API address. */
-  stripeSecretKey: string | undefined;
-  stripeWebhookSecret: string | undefined;
-  stripeApiBase: string | undefined;
-  moderatorDecisionSeconds: number;
-  moderatorModel: string | undefined;
-  /** MODERATOR_PROFILE: the model family behind MODERATOR=openai (default json). */
-  moderatorProfile: ModeratorProfileName;
-  webhookAllowTargets: string[];
-  platformRate: number;
-  platformBurst: number;
-  /** POST /v1/accounts: at most this many sign-ups from one client address (IPv6: its /64)... */
-  accountCreationsPerIp: number;
-  /** ...per fixed window of this many seconds (429 rate_limited with Retry-After to the window's end). */
-  accountCreationWindowSeconds: number;
-  /** Mail of every kind the service sends to one address per UTC day. */
-  mailPerAddressPerDay: number;
-  /**
-   * Free keyed searches of one account per UTC day, all its keys together (default 20 keys x 100),
-   * so revoking and creating keys cannot reset the allowance; each key still has its own 100.
-   */
-  searchFreePerAccountPerDay: number;
-  /** As fastify's `trustProxy`: a flag, or a comma list of addresses, ranges and keywords. */
-  trustProxy: boolean | string | undefined;
+  /** SITES, parsed. */
   sites: SiteConfig[];
-  /** Where the static site is built (one folder per site kind); default DATA_DIR/site. */
+  /** SITE_DIR, default DATA_DIR/site. */
   siteDir: string;
-  /** A change waits this long for others to join one incremental rebuild. */
-  siteRebuildDelaySeconds: number;
-  logLevel: Env['LOG_LEVEL'];
-  /** Bearer token that lets a scraper outside loopback read /metrics; unset: loopback only. */
-  metricsToken: string | undefined;
   /** Knobs for the reliability suite; present only with UNSAFE_TEST_HOOKS=1 (never in production). */
   testHooks: TestHooks | undefined;
 }
@@ -220,13 +227,6 @@ export interface TestHooks {
   /** Replaces the workers' safety-net poll (they are woken by announcements). */
   jobPollMs: number | undefined;
 }
-
-const TEST_HOOK_NAMES = [
-  'TEST_CLOCK_OFFSET_MS',
-  'TEST_WEBHOOK_RETRY_SCHEDULE_S',
-  'TEST_SWEEP_INTERVAL_MS',
-  'TEST_JOB_POLL_MS',
-] as const;
 
 function testHooks(env: Env): TestHooks | undefined {
   const set = TEST_HOOK_NAMES.filter((n) => env[n] !== undefined);
@@ -312,50 +312,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       'Invalid configuration:\n  PAYMENTS=stripe needs STRIPE_SECRET_KEY (sk_...) and STRIPE_WEBHOOK_SECRET (whsec_... of the endpoint /v1/stripe/webhook)',
     );
   }
+  const derived = new Set<string>(DERIVED);
+  const direct = Object.fromEntries(
+    Object.keys(envSchema.shape)
+      .filter((name) => !derived.has(name))
+      .map((name) => [camelCase(name), env[name as keyof Env]]),
+  ) as DirectSettings;
   return {
-    port: env.PORT,
-    host: env.HOST,
+    ...direct,
     baseUrl: (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
-    dataDir: env.DATA_DIR,
-    databaseUrl: env.DATABASE_URL,
-    redisUrl: env.REDIS_URL,
-    adminToken: env.ADMIN_TOKEN,
-    secretKey: env.SECRET_KEY,
-    smtpUrl: env.SMTP_URL,
-    mailFrom: env.MAIL_FROM,
-    payments: env.PAYMENTS,
-    stripeSecretKey: env.STRIPE_SECRET_KEY,
-    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET,
-    stripeApiBase: env.STRIPE_API_BASE,
-    moderator: env.MODERATOR,
-    moderatorStartSeconds: env.MODERATOR_START_SECONDS,
-    moderatorDecisionSeconds: env.MODERATOR_DECISION_SECONDS,
-    moderatorUrl: env.MODERATOR_URL,
-    moderatorModel: env.MODERATOR_MODEL,
-    moderatorApiKey: env.MODERATOR_API_KEY,
-    moderatorProfile: env.MODERATOR_PROFILE,
-    moderatorIdleSeconds: env.MODERATOR_IDLE_SECONDS,
-    moderatorStartCommand: env.MODERATOR_START_COMMAND,
-    moderatorStartUrl: env.MODERATOR_START_URL,
-    moderatorStopCommand: env.MODERATOR_STOP_COMMAND,
-    moderatorStopUrl: env.MODERATOR_STOP_URL,
-    moderatorHealthUrl: env.MODERATOR_HEALTH_URL,
-    moderatorStartTimeoutSeconds: env.MODERATOR_START_TIMEOUT_SECONDS,
-    moderatorStartRetrySeconds: env.MODERATOR_START_RETRY_SECONDS,
-    moderatorProbeSeconds: env.MODERATOR_PROBE_SECONDS,
-    webhookAllowTargets: env.WEBHOOK_ALLOW_TARGETS,
-    platformRate: env.PLATFORM_RATE,
-    platformBurst: env.PLATFORM_BURST,
-    accountCreationsPerIp: env.ACCOUNT_CREATIONS_PER_IP,
-    accountCreationWindowSeconds: env.ACCOUNT_CREATION_WINDOW_SECONDS,
-    mailPerAddressPerDay: env.MAIL_PER_ADDRESS_PER_DAY,
-    searchFreePerAccountPerDay: env.SEARCH_FREE_PER_ACCOUNT_PER_DAY,
-    trustProxy: env.TRUST_PROXY,
     sites: parseSites(env.SITES),
     siteDir: env.SITE_DIR ?? join(env.DATA_DIR, 'site'),
-    siteRebuildDelaySeconds: env.SITE_REBUILD_DELAY_SECONDS,
-    logLevel: env.LOG_LEVEL,
-    metricsToken: env.METRICS_TOKEN,
     testHooks: testHooks(env),
   };
 }

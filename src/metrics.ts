@@ -11,6 +11,15 @@ import type { Db } from './db/client.js';
 /** A scrape reads the database at most this often (several scrapers, one query set). */
 const FIGURES_TTL_MS = 2_000;
 
+/** The label columns of each set of rows in the figures (the other columns are values). */
+const ROW_LABELS = {
+  queues: ['queue', 'state'],
+  posts: ['status'],
+  deliveries: ['status'],
+  ledger: ['kind'],
+};
+type RowSet = keyof typeof ROW_LABELS;
+
 export class Metrics {
   readonly registry = new Registry();
   readonly #requests: Counter<'method' | 'route' | 'status'>;
@@ -53,35 +62,30 @@ export class Metrics {
         },
       });
     const self = this;
-    figure(
-      'agentpress_queue_jobs',
-      'Jobs waiting or running, by queue and state.',
-      ['queue', 'state'],
-      (g, f) => {
-        for (const r of f.queues) g.set({ queue: r.queue, state: r.state }, r.n);
-      },
-    );
-    figure('agentpress_posts', 'Posts by status.', ['status'], (g, f) => {
-      for (const r of f.posts) g.set({ status: r.status }, r.n);
-    });
-    figure('agentpress_webhook_deliveries', 'Webhook deliveries by status.', ['status'], (g, f) => {
-      for (const r of f.deliveries) g.set({ status: r.status }, r.n);
-    });
-    figure(
-      'agentpress_ledger_entries',
-      'Ledger entries (charges, refunds, top-ups) by kind.',
-      ['kind'],
-      (g, f) => {
-        for (const r of f.ledger) g.set({ kind: r.kind }, r.n);
-      },
-    );
-    figure(
+    /** A gauge with one series per row of `set`: labelled by its label columns, valued by `value`. */
+    const perRow = <K extends RowSet>(
+      name: string,
+      help: string,
+      set: K,
+      value: (row: OperationalFigures[K][number]) => number = (row) => row.n,
+    ) => {
+      const labels = ROW_LABELS[set];
+      figure(name, help, labels, (g, f) => {
+        for (const row of f[set]) {
+          const columns: Record<string, unknown> = row;
+          g.set(Object.fromEntries(labels.map((l) => [l, String(columns[l])])), value(row));
+        }
+      });
+    };
+    perRow('agentpress_queue_jobs', 'Jobs waiting or running, by queue and state.', 'queues');
+    perRow('agentpress_posts', 'Posts by status.', 'posts');
+    perRow('agentpress_webhook_deliveries', 'Webhook deliveries by status.', 'deliveries');
+    perRow('agentpress_ledger_entries', 'Ledger entries (charges, refunds, top-ups) by kind.', 'ledger');
+    perRow(
       'agentpress_ledger_amount_micros',
       'Signed sum of ledger entries by kind, in micro-dollars.',
-      ['kind'],
-      (g, f) => {
-        for (const r of f.ledger) g.set({ kind: r.kind }, r.amount);
-      },
+      'ledger',
+      (row) => row.amount,
     );
     figure(
       'agentpress_moderation_latency_seconds',

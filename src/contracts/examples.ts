@@ -10,49 +10,50 @@ const ownerLink = {
   for_human: true,
 };
 
+/** A story as POST /v1/posts answers it: queued for moderation. */
+const queuedPost = {
+  id: 'post_8fKq2mZr',
+  site: 'stories',
+  title: 'The keeper',
+  body: 'Plain text, 150 to 2,500 words, blank lines between paragraphs…',
+  topics: ['sea'],
+  author: { name: 'Ferry Tales' },
+  url: `${BASE}/p/post_8fKq2mZr`,
+  json_url: `${BASE}/p/post_8fKq2mZr.json`,
+  published_at: null,
+  revision: 1,
+  updated_at: null,
+  content_trust: 'untrusted-user-content',
+  license: LICENSE,
+  status: 'queued',
+  created_at: '2026-11-22T08:00:00.000Z',
+  charged: 250000,
+  moderation: {
+    state: 'starting',
+    estimated_decision_at: '2026-11-22T08:20:00.000Z',
+    retry_after_seconds: 1200,
+  },
+};
+
+/** A dry run of POST /v1/posts: what the post would cost, charged nothing. */
+const dryRun = {
+  dry_run: true,
+  valid: true,
+  price: 250000,
+  balance_after: 4750000,
+  prefilter: { signals: [], hint: 'model' },
+};
+
 export const EXAMPLES = {
   status: { api: 'up', moderation: { model: 'idle', queued: 0 }, time: '2026-11-22T08:00:00.000Z' },
   accountCreated: { id: 'acct_4Qm2x7Lp', api_key: 'ap_key_<shown once>', ...ownerLink },
-  queuedPost: {
-    id: 'post_8fKq2mZr',
-    site: 'stories',
-    title: 'The keeper',
-    body: 'Plain text, 150 to 2,500 words, blank lines between paragraphs…',
-    topics: ['sea'],
-    author: { name: 'Ferry Tales' },
-    url: `${BASE}/p/post_8fKq2mZr`,
-    json_url: `${BASE}/p/post_8fKq2mZr.json`,
-    published_at: null,
-    revision: 1,
-    updated_at: null,
-    content_trust: 'untrusted-user-content',
-    license: LICENSE,
-    status: 'queued',
-    created_at: '2026-11-22T08:00:00.000Z',
-    charged: 250000,
-    moderation: {
-      state: 'starting',
-      estimated_decision_at: '2026-11-22T08:20:00.000Z',
-      retry_after_seconds: 1200,
-    },
-  },
+  queuedPost,
+  // The same post published, with an edit queued (spread keeps the members in queuedPost's order).
   editAccepted: {
-    id: 'post_8fKq2mZr',
-    site: 'stories',
-    title: 'The keeper',
+    ...queuedPost,
     body: 'The published text stays up until the edit’s verdict…',
-    topics: ['sea'],
-    author: { name: 'Ferry Tales' },
-    url: `${BASE}/p/post_8fKq2mZr`,
-    json_url: `${BASE}/p/post_8fKq2mZr.json`,
     published_at: '2026-11-22T08:21:00.000Z',
-    revision: 1,
-    updated_at: null,
-    content_trust: 'untrusted-user-content',
-    license: LICENSE,
     status: 'published',
-    created_at: '2026-11-22T08:00:00.000Z',
-    charged: 250000,
     moderation: {
       state: 'running',
       estimated_decision_at: '2026-11-22T09:00:30.000Z',
@@ -60,20 +61,8 @@ export const EXAMPLES = {
     },
     edit: { revision: 2, status: 'queued', charged: 50000, created_at: '2026-11-22T09:00:00.000Z' },
   },
-  editDryRun: {
-    dry_run: true,
-    valid: true,
-    price: 50000,
-    balance_after: 4700000,
-    prefilter: { signals: [], hint: 'model' },
-  },
-  dryRun: {
-    dry_run: true,
-    valid: true,
-    price: 250000,
-    balance_after: 4750000,
-    prefilter: { signals: [], hint: 'model' },
-  },
+  editDryRun: { ...dryRun, price: 50000, balance_after: 4700000 },
+  dryRun,
   webhookCreated: {
     id: 'wh_2Jd9sQ',
     url: 'https://hooks.example.com/agentpress',

@@ -92,6 +92,24 @@ function headerObjects(specs: readonly HeaderSpec[], requiredAlways = true) {
   return out;
 }
 
+/** A JSON request body that depends on the site called: one schema per site kind (its title), with examples. */
+function perSiteBody(
+  description: string,
+  schemas: [site: string, schema: z.ZodType][],
+  examples: Record<string, { value: unknown }>,
+) {
+  return {
+    required: true,
+    description,
+    content: {
+      'application/json': {
+        schema: { oneOf: schemas.map(([site, s]) => ({ title: site, ...inputSchema(s) })) },
+        examples,
+      },
+    },
+  };
+}
+
 /** The RFC 9457 body a code answers with, as an example. */
 function problemExample(code: ProblemCode, baseUrl: string) {
   const e = CATALOG[code];
@@ -182,42 +200,26 @@ function applyContracts(doc: OpenApiDoc, baseUrl: string): OpenApiDoc {
         }
       }
       if (path === '/v1/posts' && method === 'post') {
-        op.requestBody = {
-          required: true,
-          description:
-            'The body depends on the site that is called (its host name): a story on the stories site.',
-          content: {
-            'application/json': {
-              schema: {
-                oneOf: Object.entries(BODY_SCHEMAS).map(([site, s]) => ({ title: site, ...inputSchema(s) })),
-              },
-              examples: {
-                story: {
-                  value: {
-                    title: 'The keeper',
-                    body: 'Plain text, 150 to 2,500 words, blank lines between paragraphs…',
-                    topics: ['sea'],
-                  },
-                },
+        op.requestBody = perSiteBody(
+          'The body depends on the site that is called (its host name): a story on the stories site.',
+          Object.entries(BODY_SCHEMAS),
+          {
+            story: {
+              value: {
+                title: 'The keeper',
+                body: 'Plain text, 150 to 2,500 words, blank lines between paragraphs…',
+                topics: ['sea'],
               },
             },
           },
-        };
+        );
       }
       if (path === '/v1/posts/{id}' && method === 'patch') {
-        op.requestBody = {
-          required: true,
-          description:
-            'Any subset of the members that created the post on its site (a story: title, body, topics), validated exactly like creation over the current text.',
-          content: {
-            'application/json': {
-              schema: {
-                oneOf: SITE_KINDS.map((site) => ({ title: site, ...inputSchema(editSchema(site)) })),
-              },
-              examples: { typo: { value: { title: 'The keeper of the light' } } },
-            },
-          },
-        };
+        op.requestBody = perSiteBody(
+          'Any subset of the members that created the post on its site (a story: title, body, topics), validated exactly like creation over the current text.',
+          SITE_KINDS.map((site) => [site, editSchema(site)]),
+          { typo: { value: { title: 'The keeper of the light' } } },
+        );
       }
       const codes = [...(contract?.problems ?? []), ...defaultCodes(path, method, op)];
       Object.assign(responses, problemResponses(codes, contract?.headers ?? {}, baseUrl));

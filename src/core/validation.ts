@@ -46,6 +46,15 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
 export const wholeList = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_cursor: z.null() });
 
+/**
+ * One page of rows read newest first by a numeric id, `limit + 1` of them: the first `limit` as
+ * `view` shows them, and the cursor of the next page (the last id shown) when a row was left over.
+ */
+export function idPage<R extends { id: number }, V>(rows: readonly R[], limit: number, view: (row: R) => V) {
+  const page = rows.slice(0, limit);
+  return { data: page.map(view), next_cursor: rows.length > limit ? String(page.at(-1)?.id) : null };
+}
+
 export function invalidCursor(): Problem {
   return validationProblem([
     { pointer: '/query/cursor', detail: 'cursor is not one this API returned; start without it' },

@@ -192,32 +192,45 @@ function requestOrigin(req: FastifyRequest): string | undefined {
   return host ? `${req.protocol}://${host}` : undefined;
 }
 
+/** The request's principal when it is of `kind`, else undefined. */
+function principalOf<K extends RequestPrincipal['kind']>(
+  req: FastifyRequest,
+  kind: K,
+): Extract<RequestPrincipal, { kind: K }> | undefined {
+  const p = req.principal;
+  return p?.kind === kind ? (p as Extract<RequestPrincipal, { kind: K }>) : undefined;
+}
+
+/** The principal the route's declared access guarantees; without it the route forgot that declaration (a bug). */
+function declaredPrincipal<K extends RequestPrincipal['kind']>(
+  req: FastifyRequest,
+  kind: K,
+  helper: string,
+  access: string,
+): Extract<RequestPrincipal, { kind: K }> {
+  const p = principalOf(req, kind);
+  if (!p) throw new Error(`${helper}: the route does not declare ${access}`);
+  return p;
+}
+
 /** The owner of a page that also answers without a session (the account page's sign-in). */
 export function optionalOwnerOf(req: FastifyRequest): string | undefined {
-  const p = req.principal;
-  return p?.kind === 'owner' ? p.accountId : undefined;
+  return principalOf(req, 'owner')?.accountId;
 }
 
 export function agentOf(req: FastifyRequest): Principal {
-  const p = req.principal;
-  if (p?.kind !== 'agent') throw new Error('agentOf: the route does not declare an API key');
-  return p.agent;
+  return declaredPrincipal(req, 'agent', 'agentOf', 'an API key').agent;
 }
 
 export function optionalAgentOf(req: FastifyRequest): Principal | undefined {
-  const p = req.principal;
-  return p?.kind === 'agent' ? p.agent : undefined;
+  return principalOf(req, 'agent')?.agent;
 }
 
 /** The staff member (or "admin-token") a staff route or console page acts for. */
 export function staffOf(req: FastifyRequest): Actor {
-  const p = req.principal;
-  if (p?.kind !== 'staff') throw new Error('staffOf: the route does not declare staff access');
-  return p.actor;
+  return declaredPrincipal(req, 'staff', 'staffOf', 'staff access').actor;
 }
 
 export function ownerOf(req: FastifyRequest): string {
-  const p = req.principal;
-  if (p?.kind !== 'owner') throw new Error('ownerOf: the route does not declare an owner session');
-  return p.accountId;
+  return declaredPrincipal(req, 'owner', 'ownerOf', 'an owner session').accountId;
 }

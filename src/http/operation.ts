@@ -35,40 +35,37 @@ import { CATALOG, type ProblemCode } from '../core/problems.js';
  * to env.call; see test/helpers/contract.ts for what is checked.
  */
 
+/** A header of string values: its name as sent, what it means, and what its value must match. */
+const header = (name: string, description: string, value?: { pattern: string } | { const: string }) => ({
+  name,
+  description,
+  schema: { type: 'string', ...value },
+});
+
 /** Response headers worth a contract, by lower-case name: how OpenAPI shows them. */
 export const HEADERS = {
-  'retry-after': {
-    name: 'Retry-After',
-    description: 'Seconds to wait before retrying or polling again.',
-    schema: { type: 'string', pattern: '^[0-9]+$' },
-  },
-  ratelimit: {
-    name: 'RateLimit',
-    description: 'IETF draft: "search";r=<remaining>;t=<seconds until the reset at 00:00 UTC>.',
-    schema: { type: 'string', pattern: '^"search";r=[0-9]+;t=[0-9]+$' },
-  },
-  'ratelimit-policy': {
-    name: 'RateLimit-Policy',
-    description: 'IETF draft: "search";q=<allowance>;w=86400.',
-    schema: { type: 'string', pattern: '^"search";q=[0-9]+;w=[0-9]+$' },
-  },
-  'idempotent-replayed': {
-    name: 'Idempotent-Replayed',
-    description: 'true when this is the stored first response to the same Idempotency-Key and body.',
-    schema: { type: 'string', const: 'true' },
-  },
-  etag: {
-    name: 'ETag',
-    description: 'Strong validator; send it back as If-None-Match to get 304.',
-    schema: { type: 'string', pattern: '^"[^"]+"$' },
-  },
-  'www-authenticate': {
-    name: 'WWW-Authenticate',
-    description: 'Bearer challenge.',
-    schema: { type: 'string', pattern: '^Bearer ' },
-  },
-  allow: { name: 'Allow', description: 'The methods this path takes.', schema: { type: 'string' } },
-} as const;
+  'retry-after': header('Retry-After', 'Seconds to wait before retrying or polling again.', {
+    pattern: '^[0-9]+$',
+  }),
+  ratelimit: header(
+    'RateLimit',
+    'IETF draft: "search";r=<remaining>;t=<seconds until the reset at 00:00 UTC>.',
+    { pattern: '^"search";r=[0-9]+;t=[0-9]+$' },
+  ),
+  'ratelimit-policy': header('RateLimit-Policy', 'IETF draft: "search";q=<allowance>;w=86400.', {
+    pattern: '^"search";q=[0-9]+;w=[0-9]+$',
+  }),
+  'idempotent-replayed': header(
+    'Idempotent-Replayed',
+    'true when this is the stored first response to the same Idempotency-Key and body.',
+    { const: 'true' },
+  ),
+  etag: header('ETag', 'Strong validator; send it back as If-None-Match to get 304.', {
+    pattern: '^"[^"]+"$',
+  }),
+  'www-authenticate': header('WWW-Authenticate', 'Bearer challenge.', { pattern: '^Bearer ' }),
+  allow: header('Allow', 'The methods this path takes.'),
+};
 export type HeaderName = keyof typeof HEADERS;
 /** A header the response must carry, or with a trailing `?` one it may carry. */
 export type HeaderSpec = HeaderName | `${HeaderName}?`;

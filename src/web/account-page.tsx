@@ -1,7 +1,7 @@
 import type { KeyView } from '../core/accounts/keys.js';
 import type { AccountView } from '../core/accounts/schemas.js';
 import type { LedgerPage } from '../core/billing/history.js';
-import { Layout, renderPage } from './layout.js';
+import { CodeField, Layout, PostButton, renderPage } from './layout.js';
 
 const dollars = (micros: number) => `$${(micros / 1_000_000).toFixed(2)}`;
 
@@ -18,15 +18,7 @@ export function proveOwnerPage(opts: { token: string; sentTo?: string; error?: s
         <form method="post" action="/account/verify">
           <p>We sent a code to {opts.sentTo}. It expires in 10 minutes.</p>
           <input type="hidden" name="token" value={opts.token} />
-          <label for="code">Code</label>
-          <input
-            id="code"
-            name="code"
-            inputMode="numeric"
-            autocomplete="one-time-code"
-            pattern="[0-9]{6}"
-            required
-          />
+          <CodeField />
           <button type="submit">Open the account</button>
         </form>
       ) : (
@@ -131,11 +123,9 @@ export function accountPage(opts: AccountPageData) {
           <p id="card">
             {opts.card.brand} ending in {opts.card.last4}
           </p>
-          <form method="post" action="/account/card/remove">
-            <button type="submit" class="secondary">
-              Remove the card
-            </button>
-          </form>
+          <PostButton action="/account/card/remove" secondary>
+            Remove the card
+          </PostButton>
         </div>
       ) : (
         <p id="card">No card on file.</p>
@@ -220,20 +210,15 @@ export function accountPage(opts: AccountPageData) {
               </td>
               <td class="muted">{k.created_at.slice(0, 10)}</td>
               <td>
-                <form method="post" action="/account/keys/revoke">
-                  <input type="hidden" name="id" value={k.id} />
-                  <button type="submit" class="secondary">
-                    Revoke
-                  </button>
-                </form>
+                <PostButton action="/account/keys/revoke" fields={{ id: k.id }} secondary>
+                  Revoke
+                </PostButton>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      <form method="post" action="/account/keys">
-        <button type="submit">Create a key</button>
-      </form>
+      <PostButton action="/account/keys">Create a key</PostButton>
 
       <h2>Webhooks</h2>
       {opts.webhooks.length === 0 ? (
@@ -304,25 +289,19 @@ export function accountPage(opts: AccountPageData) {
               Delete the account
             </button>
           </form>
-          <form method="post" action="/account/deletion/cancel">
-            <button type="submit" class="secondary">
-              Keep the account
-            </button>
-          </form>
+          <PostButton action="/account/deletion/cancel" secondary>
+            Keep the account
+          </PostButton>
         </div>
       ) : (
-        <form method="post" action="/account/deletion">
-          <button type="submit" class="secondary">
-            Request deletion
-          </button>
-        </form>
+        <PostButton action="/account/deletion" secondary>
+          Request deletion
+        </PostButton>
       )}
 
-      <form method="post" action="/account/sign-out">
-        <button type="submit" class="secondary">
-          Sign out
-        </button>
-      </form>
+      <PostButton action="/account/sign-out" secondary>
+        Sign out
+      </PostButton>
     </Layout>,
   );
 }

@@ -4,7 +4,7 @@ import { paragraphs } from '../core/posts/text.js';
 import type { Actor, AuditView } from '../core/staff/audit.js';
 import type { StaffView } from '../core/staff/members.js';
 import { DECISION_CATEGORIES } from '../core/staff/review.js';
-import { Layout, renderPage } from './layout.js';
+import { CodeField, Layout, PostButton, renderPage, TableHead } from './layout.js';
 
 export interface ReportRow {
   id: string;
@@ -47,16 +47,7 @@ export function adminCodePage(opts: { email: string; sentTo: string; error?: str
       <p>If {opts.sentTo} is on the staff, a six-digit code is on its way. It expires in 10 minutes.</p>
       <form method="post" action="/admin/sign-in/verify" id="code-sign-in">
         <input type="hidden" name="email" value={opts.email} />
-        <label for="code">Code</label>
-        <input
-          id="code"
-          name="code"
-          inputmode="numeric"
-          autocomplete="one-time-code"
-          pattern="[0-9]{6}"
-          required
-          autofocus
-        />
+        <CodeField autofocus />
         <button type="submit">Sign in</button>
       </form>
     </Layout>,
@@ -234,22 +225,21 @@ export function adminPage(opts: {
               <td>
                 {r.status === 'open' && (
                   <>
-                    <form method="post" action={`/admin/posts/${r.post_id}/remove`}>
-                      <input
-                        type="hidden"
-                        name="reason"
-                        value={`Removed after report ${r.id} (${r.category}).`}
-                      />
-                      <button type="submit" class="secondary">
-                        Remove post
-                      </button>
-                    </form>
-                    <form method="post" action={`/admin/reports/${r.id}/dismiss`}>
-                      <input type="hidden" name="reason" value="Read by a person: within the policy." />
-                      <button type="submit" class="secondary" name="dismiss">
-                        Dismiss
-                      </button>
-                    </form>
+                    <PostButton
+                      action={`/admin/posts/${r.post_id}/remove`}
+                      fields={{ reason: `Removed after report ${r.id} (${r.category}).` }}
+                      secondary
+                    >
+                      Remove post
+                    </PostButton>
+                    <PostButton
+                      action={`/admin/reports/${r.id}/dismiss`}
+                      fields={{ reason: 'Read by a person: within the policy.' }}
+                      secondary
+                      name="dismiss"
+                    >
+                      Dismiss
+                    </PostButton>
                   </>
                 )}
               </td>
@@ -391,15 +381,7 @@ export function auditPage(opts: {
     <Chrome actor={opts.actor} title="Audit log">
       <h1>Audit log</h1>
       <table id="audit">
-        <thead>
-          <tr>
-            <th>When</th>
-            <th>Who</th>
-            <th>What</th>
-            <th>On</th>
-            <th>Detail</th>
-          </tr>
-        </thead>
+        <TableHead columns={['When', 'Who', 'What', 'On', 'Detail']} />
         <tbody>
           {opts.entries.map((e) => (
             <tr data-id={e.id}>
@@ -443,12 +425,13 @@ export function staffPage(opts: {
               <td>{m.role}</td>
               <td>{m.disabled_at ? `disabled ${m.disabled_at}` : 'active'}</td>
               <td>
-                <form method="post" action={`/admin/staff/${m.id}`}>
-                  <input type="hidden" name="disabled" value={m.disabled_at ? 'false' : 'true'} />
-                  <button type="submit" class="secondary">
-                    {m.disabled_at ? 'Enable' : 'Disable'}
-                  </button>
-                </form>
+                <PostButton
+                  action={`/admin/staff/${m.id}`}
+                  fields={{ disabled: m.disabled_at ? 'false' : 'true' }}
+                  secondary
+                >
+                  {m.disabled_at ? 'Enable' : 'Disable'}
+                </PostButton>
               </td>
             </tr>
           ))}

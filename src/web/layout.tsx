@@ -26,6 +26,58 @@ export function Layout(props: { title: string; children: ComponentChildren }) {
   );
 }
 
+/** The six-digit code field of the sign-in forms (owners on the account page, staff at /admin). */
+export function CodeField(props: { autofocus?: boolean }) {
+  return (
+    <>
+      <label for="code">Code</label>
+      <input
+        id="code"
+        name="code"
+        inputmode="numeric"
+        autocomplete="one-time-code"
+        pattern="[0-9]{6}"
+        required
+        autofocus={props.autofocus}
+      />
+    </>
+  );
+}
+
+/** A form that is one button: it posts its hidden `fields` (none by default) to `action`. */
+export function PostButton(props: {
+  action: string;
+  fields?: Record<string, string>;
+  secondary?: boolean;
+  /** The button's name, posted with the form. */
+  name?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <form method="post" action={props.action}>
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={props.secondary ? 'secondary' : undefined} name={props.name}>
+        {props.children}
+      </button>
+    </form>
+  );
+}
+
+/** A table's head row: one heading per column. */
+export function TableHead(props: { columns: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((c) => (
+          <th>{c}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** Preact escapes every text and attribute value; this is the only way pages become HTML. */
 export function renderPage(node: preact.VNode): string {
   return `<!doctype html>${renderToString(node)}`;

@@ -1,5 +1,5 @@
 import type { TransparencyReport } from '../core/transparency/transparency.js';
-import { Layout, renderPage } from './layout.js';
+import { Layout, renderPage, TableHead } from './layout.js';
 
 const seconds = (s: number | null) => (s === null ? '–' : s < 120 ? `${s} s` : `${Math.round(s / 60)} min`);
 const percent = (r: number | null) => (r === null ? '–' : `${Math.round(r * 1000) / 10}%`);
@@ -68,14 +68,7 @@ export function transparencyPage(report: TransparencyReport): string {
           </table>
           {m.decisions.by_category.length > 0 && (
             <table class="transparency by-category">
-              <thead>
-                <tr>
-                  <th>Outcome</th>
-                  <th>Category</th>
-                  <th>Automated</th>
-                  <th>Person</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Outcome', 'Category', 'Automated', 'Person']} />
               <tbody>
                 {m.decisions.by_category.map((c) => (
                   <tr>

@@ -19,6 +19,14 @@ import { Problem } from '../problems.js';
 import { parseOrThrow } from '../validation.js';
 import type { deleteAccountResponse } from './schemas.js';
 
+/** The conditions of a card charge (a top-up or a recharge) with money left to refund to its card. */
+const refundable = (charges: typeof topUps | typeof recharges, accountId: string) => [
+  eq(charges.accountId, accountId),
+  eq(charges.status, 'succeeded'),
+  isNotNull(charges.providerRef),
+  gt(charges.amount, charges.refunded),
+];
+
 export const confirmDeletionBody = z
   .strictObject({
     refund: z.boolean().default(false).describe('Refund the unused balance to the card'),
@@ -157,29 +165,14 @@ export class Deletion {
         await db
           .select()
           .from(topUps)
-          .where(
-            and(
-              eq(topUps.accountId, accountId),
-              eq(topUps.status, 'succeeded'),
-              eq(topUps.provider, payments.name),
-              isNotNull(topUps.providerRef),
-              gt(topUps.amount, topUps.refunded),
-            ),
-          )
+          .where(and(...refundable(topUps, accountId), eq(topUps.provider, payments.name)))
           .orderBy(desc(topUps.createdAt))
       ).map((t) => ({ table: 'top_ups' as const, ...t })),
       ...(
         await db
           .select()
           .from(recharges)
-          .where(
-            and(
-              eq(recharges.accountId, accountId),
-              eq(recharges.status, 'succeeded'),
-              isNotNull(recharges.providerRef),
-              gt(recharges.amount, recharges.refunded),
-            ),
-          )
+          .where(and(...refundable(recharges, accountId)))
           .orderBy(desc(recharges.createdAt))
       ).map((r) => ({ table: 'recharges' as const, ...r })),
     ].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());

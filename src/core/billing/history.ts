@@ -2,7 +2,7 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import { ledger } from '../../db/schema.js';
 import type { Deps } from '../context.js';
-import { invalidCursor, pageOf } from '../validation.js';
+import { idPage, invalidCursor, pageOf } from '../validation.js';
 
 export const ledgerQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -37,18 +37,14 @@ export class History {
       .where(and(eq(ledger.accountId, accountId), before ? lt(ledger.id, before) : undefined))
       .orderBy(desc(ledger.id))
       .limit(q.limit + 1);
-    const page = rows.slice(0, q.limit);
-    return {
-      data: page.map((r) => ({
-        id: String(r.id),
-        kind: r.kind,
-        amount: r.amount,
-        balance_after: r.balanceAfter,
-        reference: r.reference,
-        memo: r.memo,
-        created_at: r.createdAt.toISOString(),
-      })),
-      next_cursor: rows.length > q.limit ? String(page.at(-1)?.id) : null,
-    };
+    return idPage(rows, q.limit, (r) => ({
+      id: String(r.id),
+      kind: r.kind,
+      amount: r.amount,
+      balance_after: r.balanceAfter,
+      reference: r.reference,
+      memo: r.memo,
+      created_at: r.createdAt.toISOString(),
+    }));
   }
 }

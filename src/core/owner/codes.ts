@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { secondsToUtcMidnight } from '../clock.js';
 import type { Deps } from '../context.js';
 import { consume, type DailyScope, giveBack } from '../limits/daily.js';
@@ -9,6 +10,11 @@ export const CODE_TTL_MS = 10 * 60 * 1000;
 export const MAX_CODE_ATTEMPTS = 5;
 /** The subject of the code mail: the code is only in the body. */
 export const CODE_SUBJECT = 'Your agentpress sign-in code';
+
+/** The code from the mail as a sign-in request carries it (owners and staff alike). */
+export const signInCode = z.string().regex(/^\d{6}$/, 'code is the six digits from the e-mail');
+/** The answer to a code request: the (masked) address the code went to, and when it expires. */
+export const codeSent = z.object({ sent_to: z.string(), expires_at: z.string() });
 
 /**
  * The e-mailed six-digit code, as owners (account page) and staff (/admin) receive it: the

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Executor } from '../../db/client.js';
 import { auditLog } from '../../db/schema.js';
 import type { Deps } from '../context.js';
-import { invalidCursor } from '../validation.js';
+import { idPage, invalidCursor } from '../validation.js';
 
 export type StaffRole = 'moderator' | 'admin';
 
@@ -94,19 +94,15 @@ export class Audit {
       )
       .orderBy(desc(auditLog.id))
       .limit(q.limit + 1);
-    const page = rows.slice(0, q.limit);
-    return {
-      data: page.map((r) => ({
-        id: String(r.id),
-        at: r.at.toISOString(),
-        actor: r.actor,
-        actor_label: r.actorLabel,
-        action: r.action,
-        subject: r.subject,
-        detail: r.detail,
-      })),
-      next_cursor: rows.length > q.limit ? String(page[page.length - 1]!.id) : null,
-    };
+    return idPage(rows, q.limit, (r) => ({
+      id: String(r.id),
+      at: r.at.toISOString(),
+      actor: r.actor,
+      actor_label: r.actorLabel,
+      action: r.action,
+      subject: r.subject,
+      detail: r.detail,
+    }));
   }
 }
 

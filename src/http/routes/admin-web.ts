@@ -26,6 +26,10 @@ type Req = FastifyRequest<{ Params: { id: string }; Body: Form; Querystring: For
 
 const detailOf = (e: Problem) => e.errors?.[0]?.detail ?? e.detail;
 
+/** The named fields of a posted form (a missing one undefined), for the schema the JSON API uses. */
+const fields = (form: Form | undefined, names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, form?.[name]]));
+
 /**
  * The staff console: the review queue (each item opened with its evidence, the author's history
  * and a claim), reports, the audit log and staff management, deciding through the same core as
@@ -115,13 +119,18 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
     return reply.redirect('/admin', 303);
   });
 
+  /** A problem met on the way is shown on the queue; anything else propagates. */
+  const onQueue = (req: FastifyRequest, reply: FastifyReply, e: unknown) => {
+    if (isProblem(e)) return render(req, reply, { error: detailOf(e) });
+    throw e;
+  };
+
   /** A form action: its notice on the queue, or the problem's detail there. */
   const action = (run: (req: Req) => Promise<string>) => async (req: Req, reply: FastifyReply) => {
     try {
       return render(req, reply, { notice: await run(req) });
     } catch (e) {
-      if (isProblem(e)) return render(req, reply, { error: detailOf(e) });
-      throw e;
+      return onQueue(req, reply, e);
     }
   };
 
@@ -130,8 +139,7 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
     try {
       await staff.claim(staffOf(req), req.params.id);
     } catch (e) {
-      if (isProblem(e)) return render(req, reply, { error: detailOf(e) });
-      throw e;
+      return onQueue(req, reply, e);
     }
     return reply.redirect(`/admin/review/${encodeURIComponent(req.params.id)}`, 303);
   });
@@ -143,8 +151,7 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
         reviewItemPage({ actor: staffOf(req), item: await staff.reviewDetail(req.params.id) }),
       );
     } catch (e) {
-      if (isProblem(e)) return render(req, reply, { error: detailOf(e) });
-      throw e;
+      return onQueue(req, reply, e);
     }
   });
 
@@ -169,7 +176,7 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
       await staff.remove(
         staffOf(req),
         req.params.id,
-        parseOrThrow(removeBody, { reason: req.body?.reason }).reason,
+        parseOrThrow(removeBody, fields(req.body, ['reason'])).reason,
       );
       return `${req.params.id} was removed.`;
     }),
@@ -178,7 +185,7 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
     '/admin/reports/:id/dismiss',
     staffPageAccess,
     action(async (req) => {
-      const { reason } = parseOrThrow(dismissBody, { reason: req.body?.reason });
+      const { reason } = parseOrThrow(dismissBody, fields(req.body, ['reason']));
       await reports.dismiss(staffOf(req), req.params.id, reason);
       return `Report ${req.params.id} was dismissed.`;
     }),
@@ -188,17 +195,14 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
     '/admin/appeals/:id/decision',
     staffPageAccess,
     action(async (req) => {
-      const input = parseOrThrow(appealDecisionBody, {
-        decision: req.body?.decision,
-        reason: req.body?.reason,
-      });
+      const input = parseOrThrow(appealDecisionBody, fields(req.body, ['decision', 'reason']));
       const a = await appeals.decide(req.params.id, input, staffOf(req));
       return `Appeal ${req.params.id} ${a.status}; post ${a.post_id} is ${a.post.status}.`;
     }),
   );
 
   app.get('/admin/audit', staffPageAccess, async (req: Req, reply) => {
-    const q = parseOrThrow(auditQuery, { cursor: req.query.cursor, limit: req.query.limit });
+    const q = parseOrThrow(auditQuery, fields(req.query, ['cursor', 'limit']));
     const page = await audit.list(q);
     return html(
       reply,
@@ -235,11 +239,7 @@ export async function adminWebRoutes(app: FastifyInstance, { platform }: AppCont
     '/admin/staff',
     staffPageAccess,
     adminOnly(async (req) => {
-      const input = parseOrThrow(inviteBody, {
-        email: req.body?.email,
-        name: req.body?.name,
-        role: req.body?.role,
-      });
+      const input = parseOrThrow(inviteBody, fields(req.body, ['email', 'name', 'role']));
       const m = await staffMembers.invite(staffOf(req), input);
       return { notice: `${m.email} was invited as ${m.role}.` };
     }),

@@ -9,6 +9,7 @@ import {
   appealQueueQuery,
 } from '../../core/moderation/appeals.js';
 import { decisionBody, removeBody, reviewDetail, reviewItem } from '../../core/moderation/staff.js';
+import { codeSent, signInCode } from '../../core/owner/codes.js';
 import { postIdParams } from '../../core/posts/schemas.js';
 import { ownPost } from '../../core/posts/views.js';
 import { dismissBody, reportIdParams, reportView } from '../../core/reports/reports.js';
@@ -28,10 +29,7 @@ import { operation, PUBLIC, STAFF, STAFF_ADMIN } from '../operation.js';
 
 export const staffSessionBody = z.strictObject({
   email: z.email().max(254),
-  code: z
-    .string()
-    .regex(/^\d{6}$/, 'code is the six digits from the e-mail')
-    .optional(),
+  code: signInCode.optional(),
 });
 
 /** /v1/admin/*: what the /admin console does, as JSON, for tools and tests. */
@@ -55,7 +53,7 @@ export async function adminRoutes(app: FastifyInstance, { platform }: AppContext
             staff_id: z.string(),
             role: z.enum(STAFF_ROLES),
           }),
-          202: z.object({ sent_to: z.string(), expires_at: z.string() }),
+          202: codeSent,
         },
         problems: ['invalid_code', 'too_many_attempts', 'rate_limited'],
       }),

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { confirmDeletionBody, deletionResult } from '../../core/accounts/deletion.js';
@@ -7,6 +7,7 @@ import { autoRechargeBody, autoRechargeSettings } from '../../core/billing/auto-
 import { cardBody, cardSetupView } from '../../core/billing/cards.js';
 import { ledgerPage, ledgerQuery } from '../../core/billing/history.js';
 import { topUpBody, topUpView } from '../../core/billing/top-ups.js';
+import { codeSent, signInCode } from '../../core/owner/codes.js';
 import { wholeList } from '../../core/validation.js';
 import type { AppContext } from '../app.js';
 import { ownerOf } from '../guard.js';
@@ -14,11 +15,16 @@ import { OWNER, operation, PUBLIC } from '../operation.js';
 
 export const sessionBody = z.strictObject({
   token: z.string().min(1).max(200).describe('The token query parameter of account_url'),
-  code: z
-    .string()
-    .regex(/^\d{6}$/, 'code is the six digits from the e-mail')
-    .optional(),
+  code: signInCode.optional(),
 });
+
+/**
+ * A payment step's answer (a top-up, saving a card): 201 when it settled at once, 202 with
+ * checkout_url while the owner finishes it on the provider's page (Stripe Checkout).
+ */
+function paymentAnswer(reply: FastifyReply, view: object) {
+  return reply.code('checkout_url' in view ? 202 : 201).send(view);
+}
 
 export async function manageRoutes(app: FastifyInstance, { platform }: AppContext) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -37,7 +43,7 @@ export async function manageRoutes(app: FastifyInstance, { platform }: AppContex
         body: sessionBody,
         responses: {
           200: z.object({ owner_token: z.string(), expires_at: z.string(), account_id: z.string() }),
-          202: z.object({ sent_to: z.string(), expires_at: z.string() }),
+          202: codeSent,
         },
         problems: ['link_expired', 'invalid_code', 'too_many_attempts', 'rate_limited'],
       }),
@@ -130,10 +136,7 @@ export async function manageRoutes(app: FastifyInstance, { platform }: AppContex
         problems: ['payment_failed', 'not_found'],
       }),
     },
-    async (req, reply) => {
-      const t = await topUps.create(ownerOf(req), req.body, returnUrl);
-      return reply.code(t.status === 'pending' ? 202 : 201).send(t);
-    },
+    async (req, reply) => paymentAnswer(reply, await topUps.create(ownerOf(req), req.body, returnUrl)),
   );
 
   r.get(
@@ -163,10 +166,7 @@ export async function manageRoutes(app: FastifyInstance, { platform }: AppContex
         problems: ['card_declined', 'not_found'],
       }),
     },
-    async (req, reply) => {
-      const r = await cards.setup(ownerOf(req), req.body, returnUrl);
-      return reply.code(r.status === 'saved' ? 201 : 202).send(r);
-    },
+    async (req, reply) => paymentAnswer(reply, await cards.setup(ownerOf(req), req.body, returnUrl)),
   );
 
   r.delete(
