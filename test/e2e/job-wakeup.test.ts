@@ -6,10 +6,11 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/client.js';
 import { webhookDeliveries } from '../../src/db/schema.js';
 import { creditedAccount, newAccount } from '../helpers/flows.js';
 import { startTestEnv, type TestEnv } from '../helpers/harness.js';
@@ -285,5 +286,51 @@ if (process.env.DATABASE_URL)
       }
       const asked = await askTest(a.key, endpointId);
       await until('a delivery after the reconnect', () => rx.receipts.some((r) => r.id === asked.id), 30_000);
+    });
+  });
+
+if (process.env.DATABASE_URL)
+  describe('PostgreSQL: a connection the server ends between two statements of a transaction', () => {
+    const opened: Database[] = [];
+    afterAll(async () => {
+      for (const d of opened) await d.close();
+    });
+
+    it('fails that transaction, is not thrown out of the process, and the pool serves the next query', async () => {
+      const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, poolSize: 2 });
+      opened.push(database);
+      const uncaught: unknown[] = [];
+      const onUncaught = (err: unknown) => uncaught.push(err);
+      process.on('uncaughtException', onUncaught);
+      const killer = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await killer.connect();
+      try {
+        const tx = database.db.transaction(async (t) => {
+          const r = (await t.execute(sql`SELECT pg_backend_pid() AS pid`)) as unknown as {
+            rows: { pid: number }[];
+          };
+          // The server ends this session (as a restart does) while no statement of ours runs.
+          await killer.query('SELECT pg_terminate_backend($1)', [r.rows[0]!.pid]);
+          await new Promise((res) => setTimeout(res, 300));
+          await t.execute(sql`SELECT 1`);
+        });
+        await expect(tx).rejects.toThrow();
+        expect(uncaught).toEqual([]);
+        // Both pool slots are usable: the broken client was destroyed, not handed out again.
+        const pids = await Promise.all(
+          [0, 1].map(async () => {
+            const r = (await database.db.execute(
+              sql`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`,
+            )) as unknown as {
+              rows: { pid: number }[];
+            };
+            return r.rows[0]!.pid;
+          }),
+        );
+        expect(pids).toHaveLength(2);
+      } finally {
+        process.off('uncaughtException', onUncaught);
+        await killer.end();
+      }
     });
   });
