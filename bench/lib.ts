@@ -18,6 +18,7 @@ import type { Principal } from '../src/core/accounts/keys.js';
 import { post as ledgerPost } from '../src/core/billing/ledger.js';
 import { PRICES } from '../src/core/pricing.js';
 import { type Database, migrate, openDatabase, pgliteDirFor } from '../src/db/client.js';
+import { type App, buildApp } from '../src/http/app.js';
 import { createPlatform, type Platform } from '../src/platform.js';
 
 /** About 200 words of ordinary prose in three paragraphs: a valid story that passes the prefilter. */
@@ -332,6 +333,15 @@ export function ratioTable(rows: RatioRow[]): string {
   ].join('\n');
 }
 
+/** A ratio bench on one database (`name`): its rows, with problems added to `errors`. */
+export type RatioBench<Spec, Result> = (
+  name: string,
+  database: Database,
+  dataDir: string,
+  load: LoadWorker<Spec, Result>,
+  errors: string[],
+) => Promise<RatioRow[]>;
+
 /**
  * The whole run of a bench whose HTTP load comes from a worker thread running the same module
  * (`moduleUrl`). In the main thread: `bench` on PGlite and, with DATABASE_URL, on a fresh
@@ -341,13 +351,7 @@ export function ratioTable(rows: RatioRow[]): string {
 export async function runRatioBench<Spec, Result>(opts: {
   moduleUrl: string;
   generate: (spec: Spec) => Promise<Result>;
-  bench: (
-    name: string,
-    database: Database,
-    dataDir: string,
-    load: LoadWorker<Spec, Result>,
-    errors: string[],
-  ) => Promise<RatioRow[]>;
+  bench: RatioBench<Spec, Result>;
   title: () => string;
 }): Promise<void> {
   if (!isMainThread) {
@@ -409,6 +413,24 @@ export async function benchPlatform(
   } catch (e) {
     await database.close();
     throw e;
+  }
+}
+
+/** `run` with a benchPlatform (see there) and its app, not listening yet; both closed afterwards. */
+export async function onBenchApp<T>(
+  database: Database,
+  dataDir: string,
+  env: Record<string, string>,
+  run: (platform: Platform, app: App) => Promise<T>,
+): Promise<T> {
+  const platform = await benchPlatform(database, dataDir, env);
+  let app: App | undefined;
+  try {
+    app = await buildApp(platform, { logger: false });
+    return await run(platform, app);
+  } finally {
+    await app?.close();
+    await platform.close();
   }
 }
 

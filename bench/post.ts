@@ -14,21 +14,18 @@ import { count, eq } from 'drizzle-orm';
 import { post as ledgerPost } from '../src/core/billing/ledger.js';
 import { normalizeBody } from '../src/core/posts/bodies.js';
 import { newId } from '../src/core/secrets.js';
-import type { Database } from '../src/db/client.js';
 import { posts } from '../src/db/schema.js';
-import { type App, buildApp } from '../src/http/app.js';
 import {
   type Bench,
-  benchPlatform,
   fundedAccounts,
   type LoadResult,
-  type LoadWorker,
   listenLocal,
   measuredLoad,
   measureLoad,
   measureRatioPaths,
+  onBenchApp,
   progressLog,
-  type RatioRow,
+  type RatioBench,
   runRatioBench,
   STORY,
 } from './lib.js';
@@ -51,8 +48,6 @@ interface LoadSpec {
 // ---------------------------------------------------------------------------------------------
 // Load generator (worker thread): autocannon with one API key per connection.
 
-type Load = LoadWorker<LoadSpec, LoadResult>;
-
 function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   const options = {
     url: spec.url,
@@ -69,9 +64,6 @@ function generateLoad(spec: LoadSpec): Promise<LoadResult> {
     });
   });
 }
-
-// ---------------------------------------------------------------------------------------------
-// Measurements.
 
 // ---------------------------------------------------------------------------------------------
 // One database: platform, funded accounts, then HTTP and the direct baseline.
@@ -117,18 +109,9 @@ function directPost({ platform, principals }: Bench) {
   };
 }
 
-async function benchDatabase(
-  name: string,
-  database: Database,
-  dataDir: string,
-  load: Load,
-  errors: string[],
-): Promise<RatioRow[]> {
+const benchDatabase: RatioBench<LoadSpec, LoadResult> = (name, database, dataDir, load, errors) => {
   const progress = progressLog('post', name);
-  const platform = await benchPlatform(database, dataDir, { ADMIN_TOKEN });
-  let app: App | undefined;
-  try {
-    app = await buildApp(platform, { logger: false });
+  return onBenchApp(database, dataDir, { ADMIN_TOKEN }, async (platform, app) => {
     const base = await listenLocal(app);
     const bench = await fundedAccounts(platform, CONNECTIONS);
     const spec = (seconds: number): LoadSpec => ({
@@ -166,11 +149,8 @@ async function benchDatabase(
       .where(eq(posts.status, 'queued'));
     progress(`done; ${queued?.n ?? 0} posts queued (workers are not run)`);
     return rows;
-  } finally {
-    await app?.close();
-    await platform.close();
-  }
-}
+  });
+};
 
 await runRatioBench({
   moduleUrl: import.meta.url,

@@ -30,21 +30,19 @@ import { type SearchQuery, searchQuery } from '../src/core/search/search.js';
 import { newId } from '../src/core/secrets.js';
 import { type Database, queryRows } from '../src/db/client.js';
 import { dailyCounters, ledger, posts } from '../src/db/schema.js';
-import { type App, buildApp } from '../src/http/app.js';
 import type { Platform } from '../src/platform.js';
 import {
-  benchPlatform,
   fundedAccounts,
   type LoadResult,
-  type LoadWorker,
   listenLocal,
   type Measured,
   measuredLoad,
   measureLoad,
   measureRatioPaths,
+  onBenchApp,
   problem,
   progressLog,
-  type RatioRow,
+  type RatioBench,
   runRatioBench,
 } from './lib.js';
 
@@ -230,8 +228,6 @@ interface LoadSpec {
   connections: number;
 }
 
-type Load = LoadWorker<LoadSpec, LoadResult>;
-
 function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   return measureLoad(
     { url: spec.url, connections: spec.connections, duration: spec.seconds },
@@ -248,23 +244,11 @@ function generateLoad(spec: LoadSpec): Promise<LoadResult> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measurements.
-
-// ---------------------------------------------------------------------------------------------
 // One database: platform, stories, a funded key per connection, then the three paths.
 
-async function benchDatabase(
-  name: string,
-  database: Database,
-  dataDir: string,
-  load: Load,
-  errors: string[],
-): Promise<RatioRow[]> {
+const benchDatabase: RatioBench<LoadSpec, LoadResult> = (name, database, dataDir, load, errors) => {
   const progress = progressLog('search', name);
-  const platform = await benchPlatform(database, dataDir, { ADMIN_TOKEN });
-  let app: App | undefined;
-  try {
-    app = await buildApp(platform, { logger: false });
+  return onBenchApp(database, dataDir, { ADMIN_TOKEN }, async (platform, app) => {
     // autocannon stops at its deadline with requests still in flight: each HTTP phase waits for
     // the server to finish them, so they neither overlap the next phase nor escape the fee check.
     let inFlight = 0;
@@ -357,11 +341,8 @@ async function benchDatabase(
     if (Number(fees?.n ?? 0) !== answered)
       problem(errors, name, 'http', `${answered} searches answered but ${fees?.n ?? 0} charged`);
     return rows;
-  } finally {
-    await app?.close();
-    await platform.close();
-  }
-}
+  });
+};
 
 await runRatioBench({
   moduleUrl: import.meta.url,
