@@ -9,7 +9,8 @@ const ids = (title: string | null, body: string) => triage(title, body).map((s) 
  * nearest innocent text that must not.
  */
 describe('triage: abuse dressed as fiction goes to a person', () => {
-  it.each([
+  // A table, one test per row under the row's own name.
+  for (const { name, rule, fires, innocent } of [
     {
       name: 'a call to act with a link or wallet fires; a link alone does not',
       rule: 'triage.lure',
@@ -73,10 +74,11 @@ describe('triage: abuse dressed as fiction goes to a person', () => {
       fires: ['Tonight I thought everyone would be better off if I was not here.'],
       innocent: 'Tonight I thought everyone would be better off with a bigger kitchen.',
     },
-  ])('$name', ({ rule, fires, innocent }) => {
-    for (const text of fires) expect(ids(null, text), text).toContain(rule);
-    expect(ids(null, innocent)).toEqual([]);
-  });
+  ])
+    it(name, () => {
+      for (const text of fires) expect(ids(null, text), text).toContain(rule);
+      expect(ids(null, innocent)).toEqual([]);
+    });
 
   it('names the paragraph that fired, for the review queue', () => {
     const [s] = triage(
