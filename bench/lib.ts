@@ -5,17 +5,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import type { Principal } from '../src/core/accounts/keys.js';
 import { post as ledgerPost } from '../src/core/billing/ledger.js';
 import { PRICES } from '../src/core/pricing.js';
 import { type Database, migrate, openDatabase, pgliteDirFor } from '../src/db/client.js';
+import { type App, buildApp } from '../src/http/app.js';
 import { createPlatform, type Platform } from '../src/platform.js';
 
 /** About 200 words of ordinary prose in three paragraphs: a valid story that passes the prefilter. */
@@ -56,6 +59,9 @@ export function summarise(latencies: Float64Array, ok: number, seconds: number):
   const sorted = Float64Array.from(latencies).sort();
   return { opsPerSecond: ok / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
+
+/** `n` with `digits` decimals, or `n/a` where there is no figure (NaN, infinite). */
+export const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 /** Records an error line for the summary, prints it now, and makes the run exit non-zero. */
 export function problem(errors: string[], database: string, path: string, detail: string) {
@@ -317,16 +323,24 @@ export interface RatioRow extends Measured {
 }
 
 export function ratioTable(rows: RatioRow[]): string {
-  const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
   return [
     '| database | path | ops/s | p50 ms | p99 ms | ratio to baseline |',
     '| --- | --- | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.database} | ${r.path} | ${f(r.opsPerSecond, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(r.ratio, 2)} |`,
+        `| ${r.database} | ${r.path} | ${fixed(r.opsPerSecond, 0)} | ${fixed(r.p50, 2)} | ${fixed(r.p99, 2)} | ${fixed(r.ratio, 2)} |`,
     ),
   ].join('\n');
 }
+
+/** A ratio bench on one database (`name`): its rows, with problems added to `errors`. */
+export type RatioBench<Spec, Result> = (
+  name: string,
+  database: Database,
+  dataDir: string,
+  load: LoadWorker<Spec, Result>,
+  errors: string[],
+) => Promise<RatioRow[]>;
 
 /**
  * The whole run of a bench whose HTTP load comes from a worker thread running the same module
@@ -337,13 +351,7 @@ export function ratioTable(rows: RatioRow[]): string {
 export async function runRatioBench<Spec, Result>(opts: {
   moduleUrl: string;
   generate: (spec: Spec) => Promise<Result>;
-  bench: (
-    name: string,
-    database: Database,
-    dataDir: string,
-    load: LoadWorker<Spec, Result>,
-    errors: string[],
-  ) => Promise<RatioRow[]>;
+  bench: RatioBench<Spec, Result>;
   title: () => string;
 }): Promise<void> {
   if (!isMainThread) {
@@ -408,6 +416,24 @@ export async function benchPlatform(
   }
 }
 
+/** `run` with a benchPlatform (see there) and its app, not listening yet; both closed afterwards. */
+export async function onBenchApp<T>(
+  database: Database,
+  dataDir: string,
+  env: Record<string, string>,
+  run: (platform: Platform, app: App) => Promise<T>,
+): Promise<T> {
+  const platform = await benchPlatform(database, dataDir, env);
+  let app: App | undefined;
+  try {
+    app = await buildApp(platform, { logger: false });
+    return await run(platform, app);
+  } finally {
+    await app?.close();
+    await platform.close();
+  }
+}
+
 /** A load run's successes as a Measured; non-2xx answers and connection errors are reported as problems. */
 export function measuredLoad(r: LoadResult, errors: string[], database: string, path: string): Measured {
   if (r.non2xx > 0) {
@@ -419,4 +445,58 @@ export function measuredLoad(r: LoadResult, errors: string[], database: string, 
   }
   if (r.errors > 0) problem(errors, database, path, `${r.errors} connection errors (${r.timeouts} timeouts)`);
   return summarise(r.latencies, r.completed - r.non2xx, r.elapsedSeconds);
+}
+
+/** Starts `app` on a free loopback port and answers its base URL, `http://127.0.0.1:PORT`. */
+export async function listenLocal(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+/** A path measured in closed loops: `op(loop, call)` as closedLoops runs it. */
+export type LoopOp = (loop: number, call: number) => Promise<unknown>;
+
+/**
+ * The three paths of a ratio bench on one database: HTTP (`http.run` runs the load worker), the
+ * service called in process, and the baseline, in that order, each after a warm-up of all three;
+ * the loops run `connections` at a time, and a loop's failures are reported as problems. Each path
+ * has its table row's label (`row`) and its progress line (`says`). Answers the rows: the baseline
+ * first (ratio 1), then the service and HTTP as a ratio to it.
+ */
+export async function measureRatioPaths(o: {
+  database: string;
+  errors: string[];
+  progress: (message: string) => void;
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  http: { row: string; says: string; run: (seconds: number, path: string) => Promise<Measured> };
+  service: { row: string; says: string; op: LoopOp };
+  baseline: { row: string; says: string; op: LoopOp };
+}): Promise<RatioRow[]> {
+  const { database, errors, progress, seconds, warmupSeconds, connections, http, service } = o;
+  const loops = async (s: number, path: string, op: LoopOp) => {
+    const r = await closedLoops(s, connections, op);
+    if (r.failures > 0)
+      problem(errors, database, path, `${r.failures} failed; first: ${String(r.firstFailure)}`);
+    return r.measured;
+  };
+  if (warmupSeconds > 0) {
+    progress(`warm-up, ${warmupSeconds} s per path`);
+    await http.run(warmupSeconds, 'warm-up http');
+    await loops(warmupSeconds, 'warm-up service', service.op);
+    await loops(warmupSeconds, 'warm-up direct', o.baseline.op);
+  }
+  progress(`${http.says}, ${seconds} s at ${connections} connections`);
+  const viaHttp = await http.run(seconds, 'http');
+  progress(`${service.says}, ${seconds} s in ${connections} loops`);
+  const viaService = await loops(seconds, 'service', service.op);
+  progress(`${o.baseline.says}, ${seconds} s in ${connections} loops`);
+  const baseline = await loops(seconds, 'direct', o.baseline.op);
+  const ratio = (m: Measured) => m.opsPerSecond / baseline.opsPerSecond;
+  return [
+    { database, path: o.baseline.row, ...baseline, ratio: 1 },
+    { database, path: service.row, ...viaService, ratio: ratio(viaService) },
+    { database, path: http.row, ...viaHttp, ratio: ratio(viaHttp) },
+  ];
 }

@@ -10,27 +10,22 @@
  * autocannon runs in a worker thread so the load generator does not share the server's event loop.
  */
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { count, eq } from 'drizzle-orm';
 import { post as ledgerPost } from '../src/core/billing/ledger.js';
 import { normalizeBody } from '../src/core/posts/bodies.js';
 import { newId } from '../src/core/secrets.js';
-import type { Database } from '../src/db/client.js';
 import { posts } from '../src/db/schema.js';
-import { type App, buildApp } from '../src/http/app.js';
 import {
   type Bench,
-  benchPlatform,
-  closedLoops,
   fundedAccounts,
   type LoadResult,
-  type LoadWorker,
-  type Measured,
+  listenLocal,
   measuredLoad,
   measureLoad,
-  problem,
+  measureRatioPaths,
+  onBenchApp,
   progressLog,
-  type RatioRow,
+  type RatioBench,
   runRatioBench,
   STORY,
 } from './lib.js';
@@ -53,8 +48,6 @@ interface LoadSpec {
 // ---------------------------------------------------------------------------------------------
 // Load generator (worker thread): autocannon with one API key per connection.
 
-type Load = LoadWorker<LoadSpec, LoadResult>;
-
 function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   const options = {
     url: spec.url,
@@ -71,9 +64,6 @@ function generateLoad(spec: LoadSpec): Promise<LoadResult> {
     });
   });
 }
-
-// ---------------------------------------------------------------------------------------------
-// Measurements.
 
 // ---------------------------------------------------------------------------------------------
 // One database: platform, funded accounts, then HTTP and the direct baseline.
@@ -119,73 +109,48 @@ function directPost({ platform, principals }: Bench) {
   };
 }
 
-async function benchDatabase(
-  name: string,
-  database: Database,
-  dataDir: string,
-  load: Load,
-  errors: string[],
-): Promise<RatioRow[]> {
+const benchDatabase: RatioBench<LoadSpec, LoadResult> = (name, database, dataDir, load, errors) => {
   const progress = progressLog('post', name);
-  const platform = await benchPlatform(database, dataDir, { ADMIN_TOKEN });
-  let app: App | undefined;
-  try {
-    app = await buildApp(platform, { logger: false });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as AddressInfo;
+  return onBenchApp(database, dataDir, { ADMIN_TOKEN }, async (platform, app) => {
+    const base = await listenLocal(app);
     const bench = await fundedAccounts(platform, CONNECTIONS);
     const spec = (seconds: number): LoadSpec => ({
-      url: `http://127.0.0.1:${port}/v1/posts`,
+      url: `${base}/v1/posts`,
       keys: bench.keys,
       body: STORY_JSON,
       seconds,
       connections: CONNECTIONS,
     });
-    const direct = directPost(bench);
-    const service = async (loop: number) => {
-      await platform.services.posts.create(bench.principals[loop]!, 'stories', STORY);
-    };
-
-    const http = async (seconds: number, path: string): Promise<Measured> => {
-      const r = await load.run(spec(seconds));
-      return measuredLoad(r, errors, name, path);
-    };
-    const loops = async (seconds: number, path: string, op: (loop: number) => Promise<void>) => {
-      const r = await closedLoops(seconds, CONNECTIONS, op);
-      if (r.failures > 0)
-        problem(errors, name, path, `${r.failures} failed; first: ${String(r.firstFailure)}`);
-      return r.measured;
-    };
-
-    if (WARMUP_SECONDS > 0) {
-      progress(`warm-up, ${WARMUP_SECONDS} s per path`);
-      await http(WARMUP_SECONDS, 'warm-up http');
-      await loops(WARMUP_SECONDS, 'warm-up service', service);
-      await loops(WARMUP_SECONDS, 'warm-up direct', direct);
-    }
-    progress(`HTTP POST /v1/posts, ${SECONDS} s at ${CONNECTIONS} connections`);
-    const viaHttp = await http(SECONDS, 'http');
-    progress(`posts.create without HTTP, ${SECONDS} s in ${CONNECTIONS} loops`);
-    const viaService = await loops(SECONDS, 'service', service);
-    progress(`direct transaction, ${SECONDS} s in ${CONNECTIONS} loops`);
-    const baseline = await loops(SECONDS, 'direct', direct);
+    const rows = await measureRatioPaths({
+      database: name,
+      errors,
+      progress,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      connections: CONNECTIONS,
+      http: {
+        row: 'HTTP POST /v1/posts',
+        says: 'HTTP POST /v1/posts',
+        run: async (seconds, path) => measuredLoad(await load.run(spec(seconds)), errors, name, path),
+      },
+      service: {
+        row: 'posts.create, no HTTP',
+        says: 'posts.create without HTTP',
+        op: async (loop) => {
+          await platform.services.posts.create(bench.principals[loop]!, 'stories', STORY);
+        },
+      },
+      baseline: { row: 'direct transaction (baseline)', says: 'direct transaction', op: directPost(bench) },
+    });
 
     const [queued] = await platform.deps.db
       .select({ n: count() })
       .from(posts)
       .where(eq(posts.status, 'queued'));
     progress(`done; ${queued?.n ?? 0} posts queued (workers are not run)`);
-    const ratio = (m: Measured) => m.opsPerSecond / baseline.opsPerSecond;
-    return [
-      { database: name, path: 'direct transaction (baseline)', ...baseline, ratio: 1 },
-      { database: name, path: 'posts.create, no HTTP', ...viaService, ratio: ratio(viaService) },
-      { database: name, path: 'HTTP POST /v1/posts', ...viaHttp, ratio: ratio(viaHttp) },
-    ];
-  } finally {
-    await app?.close();
-    await platform.close();
-  }
-}
+    return rows;
+  });
+};
 
 await runRatioBench({
   moduleUrl: import.meta.url,

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort, mainCommand, ROOT, sleep } from '../scripts/lib/cluster.js';
-import { withDatabaseName } from './lib.js';
+import { fixed, withDatabaseName } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const STARTS = Number(process.env.BENCH_STARTS ?? 3);
@@ -156,21 +156,20 @@ const postgres = (url: string) =>
     };
   });
 
-const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 const rows: string[] = [];
 const base = await bare();
 const add = (label: string, x: Figures) => {
   rows.push(
-    `| ${label} | start-up to ready, ms | ${f(x.startMs)} | ${f(base.startMs)} | ${f(x.startMs / base.startMs, 2)} |`,
+    `| ${label} | start-up to ready, ms | ${fixed(x.startMs)} | ${fixed(base.startMs)} | ${fixed(x.startMs / base.startMs, 2)} |`,
   );
   rows.push(
-    `| ${label} | RSS at idle, MiB | ${f(x.idleMiB, 1)} | ${f(base.idleMiB, 1)} | ${f(x.idleMiB / base.idleMiB, 2)} |`,
+    `| ${label} | RSS at idle, MiB | ${fixed(x.idleMiB, 1)} | ${fixed(base.idleMiB, 1)} | ${fixed(x.idleMiB / base.idleMiB, 2)} |`,
   );
   rows.push(
-    `| ${label} | peak RSS under load, MiB | ${f(x.loadMiB, 1)} | ${f(base.loadMiB, 1)} | ${f(x.loadMiB / base.loadMiB, 2)} |`,
+    `| ${label} | peak RSS under load, MiB | ${fixed(x.loadMiB, 1)} | ${fixed(base.loadMiB, 1)} | ${fixed(x.loadMiB / base.loadMiB, 2)} |`,
   );
   rows.push(
-    `| ${label} | GET /v1/status under load, req/s | ${f(x.rps)} | ${f(base.rps)} | ${f(x.rps / base.rps, 2)} |`,
+    `| ${label} | GET /v1/status under load, req/s | ${fixed(x.rps)} | ${fixed(base.rps)} | ${fixed(x.rps / base.rps, 2)} |`,
   );
 };
 add('pglite, serve + work (`npm start`)', await pglite());

@@ -11,23 +11,21 @@
  * Goal: built files at >= 0.8 of the bare route.
  */
 import { renameSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort } from 'node:worker_threads';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { loadConfig } from '../src/config.js';
+import Fastify from 'fastify';
 import { newId } from '../src/core/secrets.js';
-import { migrate } from '../src/db/client.js';
 import { posts } from '../src/db/schema.js';
 import { buildApp } from '../src/http/app.js';
-import { createPlatform } from '../src/platform.js';
 import { contentType } from '../src/web/site-content.js';
 import {
+  benchPlatform,
+  fixed,
   fundedAccounts,
   LoadWorker,
+  listenLocal,
   measureLoad,
   onPglite,
   problem,
-  quietLog,
   STORY,
   summarise,
 } from './lib.js';
@@ -68,11 +66,6 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   return { rps: m.opsPerSecond, p50: m.p50, p99: m.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-}
-
 interface Row {
   path: string;
   bare: LoadResult;
@@ -87,13 +80,8 @@ async function main() {
   const rows: Row[] = [];
   try {
     await onPglite(async (database, dataDir) => {
-      await migrate(database);
-      const config = loadConfig({
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'silent',
-        BASE_URL: 'http://localhost:8080',
-      });
-      const platform = await createPlatform(config, { database, log: quietLog, supervise: false });
+      const platform = await benchPlatform(database, dataDir, { BASE_URL: 'http://localhost:8080' });
+      const { config } = platform;
       const { principals } = await fundedAccounts(platform, 1);
       const now = Date.now();
       const ids: string[] = [];
@@ -137,8 +125,8 @@ async function main() {
         bare.get(path, async (_req, reply) => reply.type(contentType(path)).send(bytes.get(path)));
       }
       try {
-        const appUrl = await listen(app);
-        const bareUrl = await listen(bare);
+        const appUrl = await listenLocal(app);
+        const bareUrl = await listenLocal(bare);
         const run = async (url: string, label: string, warm = true): Promise<LoadResult> => {
           // (each round runs SECONDS / ROUNDS)
           if (warm && WARMUP_SECONDS > 0) await load.run({ url, seconds: WARMUP_SECONDS });
@@ -182,7 +170,6 @@ async function main() {
   } finally {
     await load.close();
   }
-  const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
   const label = (p: string) => p.replace(/post_[A-Za-z0-9_-]+/, '{id}');
   console.log(
     `### bench/read: built site vs a bare fastify route with the same bytes in memory ` +
@@ -194,9 +181,9 @@ async function main() {
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
       ...rows.map(
         (r) =>
-          `| ${label(r.path)} | ${f(r.bare.rps)} | ${f(r.built.rps)} | ${f(r.built.p50)}/${f(r.built.p99)} | ` +
-          `**${f(r.built.rps / r.bare.rps, 2)}** | ${f(r.floor.rps)} (${f(r.floor.rps / r.bare.rps, 2)}) | ` +
-          `${f(r.built.rps / r.floor.rps, 2)} | ${f(r.rendered.rps)} (${f(r.rendered.rps / r.bare.rps, 2)}) |`,
+          `| ${label(r.path)} | ${fixed(r.bare.rps)} | ${fixed(r.built.rps)} | ${fixed(r.built.p50)}/${fixed(r.built.p99)} | ` +
+          `**${fixed(r.built.rps / r.bare.rps, 2)}** | ${fixed(r.floor.rps)} (${fixed(r.floor.rps / r.bare.rps, 2)}) | ` +
+          `${fixed(r.built.rps / r.floor.rps, 2)} | ${fixed(r.rendered.rps)} (${fixed(r.rendered.rps / r.bare.rps, 2)}) |`,
       ),
     ].join('\n'),
   );

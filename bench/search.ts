@@ -22,7 +22,6 @@
  * the server's event loop.
  */
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { dayKey } from '../src/core/limits/daily.js';
@@ -31,20 +30,19 @@ import { type SearchQuery, searchQuery } from '../src/core/search/search.js';
 import { newId } from '../src/core/secrets.js';
 import { type Database, queryRows } from '../src/db/client.js';
 import { dailyCounters, ledger, posts } from '../src/db/schema.js';
-import { type App, buildApp } from '../src/http/app.js';
 import type { Platform } from '../src/platform.js';
 import {
-  benchPlatform,
-  closedLoops,
   fundedAccounts,
   type LoadResult,
-  type LoadWorker,
+  listenLocal,
   type Measured,
   measuredLoad,
   measureLoad,
+  measureRatioPaths,
+  onBenchApp,
   problem,
   progressLog,
-  type RatioRow,
+  type RatioBench,
   runRatioBench,
 } from './lib.js';
 
@@ -230,8 +228,6 @@ interface LoadSpec {
   connections: number;
 }
 
-type Load = LoadWorker<LoadSpec, LoadResult>;
-
 function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   return measureLoad(
     { url: spec.url, connections: spec.connections, duration: spec.seconds },
@@ -248,23 +244,11 @@ function generateLoad(spec: LoadSpec): Promise<LoadResult> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Measurements.
-
-// ---------------------------------------------------------------------------------------------
 // One database: platform, stories, a funded key per connection, then the three paths.
 
-async function benchDatabase(
-  name: string,
-  database: Database,
-  dataDir: string,
-  load: Load,
-  errors: string[],
-): Promise<RatioRow[]> {
+const benchDatabase: RatioBench<LoadSpec, LoadResult> = (name, database, dataDir, load, errors) => {
   const progress = progressLog('search', name);
-  const platform = await benchPlatform(database, dataDir, { ADMIN_TOKEN });
-  let app: App | undefined;
-  try {
-    app = await buildApp(platform, { logger: false });
+  return onBenchApp(database, dataDir, { ADMIN_TOKEN }, async (platform, app) => {
     // autocannon stops at its deadline with requests still in flight: each HTTP phase waits for
     // the server to finish them, so they neither overlap the next phase nor escape the fee check.
     let inFlight = 0;
@@ -277,8 +261,7 @@ async function benchDatabase(
       inFlight--;
       if (reply.statusCode === 200) answered++;
     });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as AddressInfo;
+    const base = await listenLocal(app);
     // Each account holds hundreds of dollars: at 1,000 micro-dollars a search it never runs out.
     const bench = await fundedAccounts(platform, CONNECTIONS);
 
@@ -302,14 +285,12 @@ async function benchDatabase(
 
     const parsed: SearchQuery[] = QUERIES.map((q) => searchQuery.parse({ q }));
     const spec = (seconds: number): LoadSpec => ({
-      url: `http://127.0.0.1:${port}`,
+      url: base,
       keys: bench.keys,
       paths: QUERIES.map((q) => `/v1/search?q=${encodeURIComponent(q)}`),
       seconds,
       connections: CONNECTIONS,
     });
-    const service = (i: number) => platform.services.search.query('stories', parsed[i % parsed.length]!);
-    const direct = (i: number) => raw(QUERIES[i % QUERIES.length]!);
 
     // Today's free searches used up on every key: each HTTP search below debits the balance.
     await platform.deps.db.insert(dailyCounters).values(
@@ -329,25 +310,25 @@ async function benchDatabase(
       if (inFlight > 0) problem(errors, name, path, `${inFlight} requests still running 30 s after the run`);
       return measuredLoad(r, errors, name, path);
     };
-    const loops = async (seconds: number, path: string, op: (i: number) => Promise<unknown>) => {
-      const r = await closedLoops(seconds, CONNECTIONS, (_loop, call) => op(call));
-      if (r.failures > 0)
-        problem(errors, name, path, `${r.failures} failed; first: ${String(r.firstFailure)}`);
-      return r.measured;
-    };
-
-    if (WARMUP_SECONDS > 0) {
-      progress(`warm-up, ${WARMUP_SECONDS} s per path`);
-      await http(WARMUP_SECONDS, 'warm-up http');
-      await loops(WARMUP_SECONDS, 'warm-up service', service);
-      await loops(WARMUP_SECONDS, 'warm-up direct', direct);
-    }
-    progress(`HTTP GET /v1/search, ${SECONDS} s at ${CONNECTIONS} connections`);
-    const viaHttp = await http(SECONDS, 'http');
-    progress(`Search.query without HTTP or metering, ${SECONDS} s in ${CONNECTIONS} loops`);
-    const viaService = await loops(SECONDS, 'service', service);
-    progress(`raw SQL through the driver, ${SECONDS} s in ${CONNECTIONS} loops`);
-    const baseline = await loops(SECONDS, 'direct', direct);
+    const rows = await measureRatioPaths({
+      database: name,
+      errors,
+      progress,
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      connections: CONNECTIONS,
+      http: { row: 'HTTP GET /v1/search (charged)', says: 'HTTP GET /v1/search', run: http },
+      service: {
+        row: 'Search.query, no HTTP',
+        says: 'Search.query without HTTP or metering',
+        op: (_loop, i) => platform.services.search.query('stories', parsed[i % parsed.length]!),
+      },
+      baseline: {
+        row: 'raw SQL via driver (baseline)',
+        says: 'raw SQL through the driver',
+        op: (_loop, i) => raw(QUERIES[i % QUERIES.length]!),
+      },
+    });
 
     const [fees] = await platform.deps.db
       .select({ n: count() })
@@ -359,17 +340,9 @@ async function benchDatabase(
     );
     if (Number(fees?.n ?? 0) !== answered)
       problem(errors, name, 'http', `${answered} searches answered but ${fees?.n ?? 0} charged`);
-    const ratio = (m: Measured) => m.opsPerSecond / baseline.opsPerSecond;
-    return [
-      { database: name, path: 'raw SQL via driver (baseline)', ...baseline, ratio: 1 },
-      { database: name, path: 'Search.query, no HTTP', ...viaService, ratio: ratio(viaService) },
-      { database: name, path: 'HTTP GET /v1/search (charged)', ...viaHttp, ratio: ratio(viaHttp) },
-    ];
-  } finally {
-    await app?.close();
-    await platform.close();
-  }
-}
+    return rows;
+  });
+};
 
 await runRatioBench({
   moduleUrl: import.meta.url,

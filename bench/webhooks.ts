@@ -39,6 +39,7 @@ import { DELIVERY_CONCURRENCY, SWEEP_INTERVAL_MS } from '../src/jobs/workers.js'
 import type { Platform } from '../src/platform.js';
 import {
   benchPlatform,
+  fixed,
   fundedAccounts,
   type Measured,
   onFreshPostgres,
@@ -645,14 +646,13 @@ async function benchDatabase(
 }
 
 function table(rows: Row[]): string {
-  const f = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
   return [
     '| database | path | sent | received | deliveries/s | p50 ms | p99 ms | deliveries/s ÷ baseline | p50 ÷ baseline |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.database} | ${r.path} | ${r.sent} | ${r.received} | ${f(r.opsPerSecond, 1)} | ${f(r.p50, 2)} | ` +
-        `${f(r.p99, 2)} | ${f(r.rateRatio, 3)} | ${f(r.p50Ratio, 1)} |`,
+        `| ${r.database} | ${r.path} | ${r.sent} | ${r.received} | ${fixed(r.opsPerSecond, 1)} | ${fixed(r.p50, 2)} | ` +
+        `${fixed(r.p99, 2)} | ${fixed(r.rateRatio, 3)} | ${fixed(r.p50Ratio, 1)} |`,
     ),
   ].join('\n');
 }

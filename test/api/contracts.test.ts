@@ -17,6 +17,16 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.close());
 
+/** The webhook event kinds both contracts must describe, sorted. */
+const EVENT_NAMES = [
+  'post.appeal_decided',
+  'post.published',
+  'post.rejected',
+  'post.removed',
+  'post.review',
+  'webhook.test',
+];
+
 describe('machine-readable contracts, generated from the code', () => {
   it('/openapi.json is a valid OpenAPI 3.1 document with every operation and the problem responses', async () => {
     const r = await env.call('GET', '/openapi.json');
@@ -92,14 +102,7 @@ describe('machine-readable contracts, generated from the code', () => {
     const names = Object.values(
       r.json.components.messages as Record<string, { name: string; headers: { required: string[] } }>,
     );
-    expect(names.map((m) => m.name).sort()).toEqual([
-      'post.appeal_decided',
-      'post.published',
-      'post.rejected',
-      'post.removed',
-      'post.review',
-      'webhook.test',
-    ]);
+    expect(names.map((m) => m.name).sort()).toEqual(EVENT_NAMES);
     for (const m of names)
       expect(m.headers.required).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
   });
@@ -247,14 +250,7 @@ describe('the contract checks themselves', () => {
         .all()
         .map((m) => m.name())
         .sort(),
-    ).toEqual([
-      'post.appeal_decided',
-      'post.published',
-      'post.rejected',
-      'post.removed',
-      'post.review',
-      'webhook.test',
-    ]);
+    ).toEqual(EVENT_NAMES);
   });
 
   it('the webhook checker refuses a body or headers that break /asyncapi.json', async () => {

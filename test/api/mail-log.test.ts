@@ -1,16 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import type { Clock } from '../../src/core/clock.js';
 import { listOutbox, OutboxMailer } from '../../src/core/mail/mailer.js';
-import { type App, buildApp } from '../../src/http/app.js';
 import { jsonLogger } from '../../src/log.js';
-import { createPlatform, type Platform } from '../../src/platform.js';
-import { TestClock } from '../helpers/clock.js';
 import { uniq } from '../helpers/flows.js';
-import { ADMIN_TOKEN, BASE_URL, openTestDatabase } from '../helpers/harness.js';
+import { startTestEnv, type TestEnv } from '../helpers/harness.js';
 
 /**
  * "No code, token or mail body in any log line": a platform whose logger keeps every line
@@ -18,42 +10,17 @@ import { ADMIN_TOKEN, BASE_URL, openTestDatabase } from '../helpers/harness.js';
  * a code request and the sign-in; then the lines are searched for what the flow must not log.
  */
 const lines: string[] = [];
-const clock = new TestClock();
-let platform: Platform;
-let app: App;
+let env: TestEnv;
 
 beforeAll(async () => {
-  const config = loadConfig({
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'agentpress-data-')),
-    ADMIN_TOKEN,
-    BASE_URL,
-    MODERATOR_START_SECONDS: '0',
-    MODERATOR_DECISION_SECONDS: '0',
-    LOG_LEVEL: 'debug',
-  });
-  platform = await createPlatform(config, {
-    clock: clock as Clock,
-    database: await openTestDatabase(),
-    statusCacheMs: 0,
+  env = await startTestEnv({
+    env: { LOG_LEVEL: 'debug' },
     log: jsonLogger('debug', {}, (line) => lines.push(line)),
   });
-  app = await buildApp(platform, { logger: false });
-  await app.ready();
 });
-afterAll(async () => {
-  await app?.close();
-  await platform?.close();
-});
+afterAll(async () => env?.close());
 
-const post = async (url: string, body: unknown) => {
-  const r = await app.inject({
-    method: 'POST',
-    url,
-    headers: { host: new URL(BASE_URL).host, 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
-  return { status: r.statusCode, json: JSON.parse(r.body) };
-};
+const post = (url: string, body: unknown) => env.call('POST', url, { body });
 
 describe('the log of a code request', () => {
   it('holds the mail’s id, kind and masked address, never the code, the address, the subject or the body', async () => {
@@ -63,7 +30,7 @@ describe('the log of a code request', () => {
     const token = new URL(created.json.account_url).searchParams.get('token') ?? '';
     expect((await post('/v1/manage/session', { token })).status).toBe(202);
 
-    const [mail] = await listOutbox(platform.database.db, email);
+    const [mail] = await listOutbox(env.platform.database.db, email);
     const code = /Your one-time code is (\d{6})\./.exec(mail!.text)?.[1] ?? '';
     expect(code).toMatch(/^\d{6}$/);
     expect(mail!.subject).toBe('Your agentpress sign-in code');
@@ -90,7 +57,7 @@ describe('the log of a code request', () => {
 
   it('the outbox mailer logs neither subject nor text even when they hold a code', async () => {
     const logged: string[] = [];
-    const mailer = new OutboxMailer(platform.database.db, clock, (m) => logged.push(m));
+    const mailer = new OutboxMailer(env.platform.database.db, env.clock, (m) => logged.push(m));
     await mailer.send({
       kind: 'owner_code',
       to: 'Someone.Else@Example.com',

@@ -15,7 +15,9 @@ import {
   latestCode,
   linkToken,
   newAccount,
+  otherCode,
   ownerToken,
+  requestOwnerCode,
   type TestAccount,
 } from '../helpers/flows.js';
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from '../helpers/harness.js';
@@ -33,14 +35,7 @@ const outbox = async (to: string) => {
   expect(r.status, r.text).toBe(200);
   return r.json.data as { id: string; to: string; subject: string; text: string; created_at: string }[];
 };
-/** A six-digit code that is certainly not `code`. */
-const otherCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-
-async function requestCode(a: TestAccount, token = linkToken(a.account_url)): Promise<string> {
-  const r = await session({ token });
-  expect(r.status, r.text).toBe(202);
-  return latestCode(env, a.email);
-}
+const requestCode = (a: TestAccount, token?: string) => requestOwnerCode(env, a, token);
 
 describe('owner proof: POST /v1/manage/session', () => {
   it('{token} answers 202 and mails a six-digit code to the account address', async () => {

@@ -11,12 +11,12 @@ import {
   wordsExactly,
 } from '../helpers/flows.js';
 import { startTestEnv, type TestEnv } from '../helpers/harness.js';
-import { story } from '../helpers/stories.js';
+import { SIBLING_SITES, story } from '../helpers/stories.js';
 
 let env: TestEnv;
 beforeAll(async () => {
   env = await startTestEnv({
-    env: { SITES: 'agentpress.test=stories,messages.test=messages,ads.test=classifieds,events.test=events' },
+    env: { SITES: SIBLING_SITES },
   });
 });
 afterAll(async () => env?.close());

@@ -3,10 +3,11 @@ import { CATALOG, Problem, type ProblemCode, problemBody } from '../../src/core/
 import { toProblem } from '../../src/http/errors.js';
 import {
   expectProblem,
-  latestCode,
   linkToken,
   newAccount,
+  otherCode,
   ownerToken,
+  requestOwnerCode,
   type TestAccount,
 } from '../helpers/flows.js';
 import { ADMIN_TOKEN, BASE_URL, type Reply, startTestEnv, type TestEnv } from '../helpers/harness.js';
@@ -34,9 +35,8 @@ const json = { 'content-type': 'application/json' };
 const withCode = async (wrongTimes: number) => {
   const a = await newAccount(env);
   const token = linkToken(a.account_url);
-  await env.call('POST', '/v1/manage/session', { body: { token } });
-  const code = await latestCode(env, a.email);
-  const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+  const code = await requestOwnerCode(env, a, token);
+  const wrong = otherCode(code);
   for (let i = 0; i < wrongTimes; i++)
     await env.call('POST', '/v1/manage/session', { body: { token, code: wrong } });
   return { token, code, wrong };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, fundedAccount, newAccount, ownerToken } from '../helpers/flows.js';
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { AD } from '../helpers/stories.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -8,23 +9,15 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.close());
 
-const ad = {
-  title: 'Rowing boat, wooden',
-  body: 'A clinker-built rowing boat, sound hull, two oars. Needs varnish. Collection from the slipway.',
-  category: 'for-sale',
-  price: { amount: 400, currency: 'EUR' },
-  topics: ['boats'],
-  location: { country: 'NL', state: 'NL-ZH', city: 'Leiden' },
-};
 const ads = { host: 'ads.test' };
 
 describe('POST /v1/relay: "the seller gets it by e-mail with the sender\'s address as Reply-To; neither address is published"', () => {
   it('relays to the seller with Reply-To; refused on other sites, for unknown posts and past the daily cap', async () => {
     const seller = await fundedAccount(env, 1_000_000);
-    const id = (await env.call('POST', '/v1/posts', { key: seller.key, body: ad, headers: ads })).json.id;
+    const id = (await env.call('POST', '/v1/posts', { key: seller.key, body: AD, headers: ads })).json.id;
     await env.platform.workers.drain('moderate');
     const buyer = await newAccount(env);
-    const body = { post_id: id, message: 'Is the boat still available? I can come on Saturday.' };
+    const body = { post_id: id, message: 'Is the desk still available? I can come on Saturday.' };
 
     const unverified = expectProblem(
       await env.call('POST', '/v1/relay', { key: buyer.key, body, headers: ads }),

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, fundedAccount, type TestAccount } from '../helpers/flows.js';
 import { startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { AD, EVENT, SIBLING_SITES } from '../helpers/stories.js';
 
 let env: TestEnv;
 let a: TestAccount;
 beforeAll(async () => {
   env = await startTestEnv({
-    env: { SITES: 'agentpress.test=stories,messages.test=messages,ads.test=classifieds,events.test=events' },
+    env: { SITES: SIBLING_SITES },
   });
   a = await fundedAccount(env, 50_000_000);
 });
@@ -15,25 +16,6 @@ afterAll(async () => env?.close());
 const post = (host: string, body: unknown, dry = true) =>
   env.call('POST', `/v1/posts${dry ? '?dry_run=true' : ''}`, { key: a.key, body, headers: { host } });
 const pointers = (problem: { errors: { pointer: string }[] }) => problem.errors.map((e) => e.pointer);
-
-const ad = {
-  title: 'Oak desk, solid',
-  body: 'A heavy oak desk with three drawers. Some scratches on the top. Pick up only.',
-  category: 'for-sale',
-  price: { amount: 120, currency: 'EUR' },
-  condition: 'good',
-  topics: ['furniture'],
-  location: { country: 'FR', state: 'FR-75C', city: 'Paris' },
-};
-const event = {
-  title: 'Harbour lantern walk',
-  body: 'Bring a lantern; we walk the old harbour wall and end with soup at the boathouse.',
-  timezone: 'Europe/Oslo',
-  starts_at: '2026-12-05T17:00:00+01:00',
-  ends_at: '2026-12-05T20:00:00+01:00',
-  topics: ['walks'],
-  location: { country: 'NO', state: 'NO-03', city: 'Oslo' },
-};
 
 describe('"The body of post creation depends on the site that is called"', () => {
   it('a story body on the messages site is refused, a message body accepted', async () => {
@@ -64,29 +46,29 @@ describe('"The body of post creation depends on the site that is called"', () =>
   });
 
   it('classified ad: valid; then each bad value is refused at its pointer', async () => {
-    expect((await post('ads.test', ad)).status).toBe(200);
+    expect((await post('ads.test', AD)).status).toBe(200);
     const cases: [Record<string, unknown>, string][] = [
-      [{ ...ad, category: 'spaceships' }, '/category'],
-      [{ ...ad, price: { amount: -1, currency: 'EUR' } }, '/price/amount'],
-      [{ ...ad, price: { amount: 5, currency: 'EURO' } }, '/price/currency'],
-      [{ ...ad, condition: 'mint' }, '/condition'],
-      [{ ...ad, location: { country: 'FR', state: 'US-CA' } }, '/location/state'],
-      [{ ...ad, location: { country: 'ZZ' } }, '/location/country'],
-      [{ ...ad, location: undefined }, '/location'],
-      [{ ...ad, expires_at: '2025-01-01T00:00:00Z' }, '/expires_at'],
+      [{ ...AD, category: 'spaceships' }, '/category'],
+      [{ ...AD, price: { amount: -1, currency: 'EUR' } }, '/price/amount'],
+      [{ ...AD, price: { amount: 5, currency: 'EURO' } }, '/price/currency'],
+      [{ ...AD, condition: 'mint' }, '/condition'],
+      [{ ...AD, location: { country: 'FR', state: 'US-CA' } }, '/location/state'],
+      [{ ...AD, location: { country: 'ZZ' } }, '/location/country'],
+      [{ ...AD, location: undefined }, '/location'],
+      [{ ...AD, expires_at: '2025-01-01T00:00:00Z' }, '/expires_at'],
     ];
     for (const [body, pointer] of cases)
       expect(pointers(expectProblem(await post('ads.test', body), 422))).toContain(pointer);
   });
 
   it('event: valid; bad zone, ends before starts, missing offset and foreign subdivision are refused', async () => {
-    expect((await post('events.test', event)).status).toBe(200);
+    expect((await post('events.test', EVENT)).status).toBe(200);
     const cases: [Record<string, unknown>, string][] = [
-      [{ ...event, timezone: 'Mars/Olympus' }, '/timezone'],
-      [{ ...event, ends_at: '2026-12-05T16:00:00+01:00' }, '/ends_at'],
-      [{ ...event, ends_at: event.starts_at }, '/ends_at'],
-      [{ ...event, starts_at: '2026-12-05T17:00:00' }, '/starts_at'],
-      [{ ...event, location: { country: 'NO', state: 'SE-AB' } }, '/location/state'],
+      [{ ...EVENT, timezone: 'Mars/Olympus' }, '/timezone'],
+      [{ ...EVENT, ends_at: '2026-12-05T16:00:00+01:00' }, '/ends_at'],
+      [{ ...EVENT, ends_at: EVENT.starts_at }, '/ends_at'],
+      [{ ...EVENT, starts_at: '2026-12-05T17:00:00' }, '/starts_at'],
+      [{ ...EVENT, location: { country: 'NO', state: 'SE-AB' } }, '/location/state'],
     ];
     for (const [body, pointer] of cases)
       expect(pointers(expectProblem(await post('events.test', body), 422))).toContain(pointer);
@@ -96,7 +78,7 @@ describe('"The body of post creation depends on the site that is called"', () =>
     const short = await post(
       'ads.test',
       {
-        ...ad,
+        ...AD,
         title: 'Short-lived ad',
         expires_at: new Date(env.clock.now().getTime() + 3600_000).toISOString(),
       },
@@ -105,7 +87,7 @@ describe('"The body of post creation depends on the site that is called"', () =>
     const ev = await post(
       'events.test',
       {
-        ...event,
+        ...EVENT,
         starts_at: new Date(env.clock.now().getTime() + 60_000).toISOString(),
         ends_at: new Date(env.clock.now().getTime() + 7200_000).toISOString(),
       },
@@ -127,7 +109,7 @@ describe('"The body of post creation depends on the site that is called"', () =>
   it('place filters: country, state and city', async () => {
     const r = await post(
       'ads.test',
-      { ...ad, title: 'Lamp', location: { country: 'DE', state: 'DE-BE', city: 'Berlin' } },
+      { ...AD, title: 'Lamp', location: { country: 'DE', state: 'DE-BE', city: 'Berlin' } },
       false,
     );
     await env.platform.workers.drain('moderate');

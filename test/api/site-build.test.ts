@@ -9,14 +9,14 @@ import { SiteFiles, type SiteIo } from '../../src/web/site-files.js';
 import { expectProblem, fundedAccount, type TestAccount } from '../helpers/flows.js';
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { makeDue, pendingRebuilds, runRebuilds } from '../helpers/site.js';
-import { story } from '../helpers/stories.js';
+import { SIBLING_SITES, story } from '../helpers/stories.js';
 
 let env: TestEnv;
 let author: TestAccount;
 let root: string;
 beforeAll(async () => {
   env = await startTestEnv({
-    env: { SITES: 'agentpress.test=stories,messages.test=messages,ads.test=classifieds,events.test=events' },
+    env: { SITES: SIBLING_SITES },
   });
   author = await fundedAccount(env, 50_000_000);
   root = join(env.platform.config.siteDir, 'stories');

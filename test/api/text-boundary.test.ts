@@ -5,7 +5,6 @@
  * are range-checked; the Atom feed never carries a character XML forbids, whatever is stored.
  */
 import { execFileSync } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -17,6 +16,7 @@ import {
   ADMIN_TOKEN,
   BASE_URL,
   fetchReply,
+  listen,
   type Reply,
   startTestEnv,
   type TestEnv,
@@ -32,8 +32,7 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   env = await startTestEnv();
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+  base = await listen(env);
   author = await fundedAccount(env, 5_000_000);
   owner = author.owner ?? (await ownerToken(env, author));
   const r = await env.call('POST', '/v1/posts', {

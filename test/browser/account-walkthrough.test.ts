@@ -1,31 +1,25 @@
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_PREFIX } from '../../src/core/accounts/keys.js';
 import { ledgerSum } from '../../src/core/billing/ledger.js';
 import { accounts, ledger } from '../../src/db/schema.js';
-import { launchBrowser, SHOTS } from '../helpers/browser.js';
+import { chromiumKit, SHOTS } from '../helpers/browser.js';
 import { newAccount } from '../helpers/flows.js';
 import { startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { MailCatcher } from '../helpers/mail-catcher.js';
 
 const smtp = new MailCatcher();
 let env: TestEnv;
-let browser: Browser;
-let base: string;
 beforeAll(async () => {
   await smtp.start();
   env = await startTestEnv({ env: { SMTP_URL: smtp.url } });
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
-  browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
   await env?.close();
   await smtp.stop();
 });
+const web = chromiumKit(() => env);
 
 const submit = (page: Page, action: string) => page.click(`form[action="${action}"] button[type=submit]`);
 const text = async (page: Page, selector: string) => (await page.textContent(selector))?.trim() ?? '';
@@ -34,15 +28,10 @@ describe('the owner in Chromium: account_url, code by SMTP, card, top-up, auto-r
   it('walks the whole account page', async () => {
     const agent = await newAccount(env, 'Walkthrough bot');
     const link = new URL(agent.account_url);
-    const page = await browser.newPage();
-    const dialogs: string[] = [];
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
-    });
+    const { page, dialogs } = await web.page();
 
     // 1. The owner opens account_url and proves the address with the code the SMTP server received.
-    const opened = await page.goto(`${base}${link.pathname}${link.search}`);
+    const opened = await page.goto(`${web.base}${link.pathname}${link.search}`);
     expect(opened!.headers()['content-security-policy']).toContain("default-src 'none'");
     await submit(page, '/account/code');
     await page.waitForSelector('#code');
@@ -126,7 +115,7 @@ describe('the owner in Chromium: account_url, code by SMTP, card, top-up, auto-r
     expect(kinds).toEqual(['top_up', 'withdrawal']);
     expect(smtp.to(agent.email).at(-1)!.headers.get('subject')).toMatch(/was deleted/);
     // The page is gone with the session.
-    expect((await page.goto(`${base}/account`))!.status()).toBe(401);
+    expect((await page.goto(`${web.base}/account`))!.status()).toBe(401);
     expect(dialogs).toEqual([]);
     await page.close();
   });

@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChargeResult, TEST_CARDS, TestPaymentProvider } from '../../src/core/payments/provider.js';
 import { ledger, recharges } from '../../src/db/schema.js';
 import { newAccount, ownerToken } from '../helpers/flows.js';
-import { startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { listen, startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { expectLedgerMatchesBalance } from '../helpers/money.js';
 import { story } from '../helpers/stories.js';
 
@@ -45,8 +44,7 @@ let env: TestEnv;
 let base: string;
 beforeAll(async () => {
   env = await startTestEnv({ payments });
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+  base = await listen(env);
 });
 afterAll(async () => env?.close());
 

@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool as ListedTool } from '@modelcontextprotocol/sdk/types.js';
@@ -8,7 +7,7 @@ import { PRICES } from '../../src/core/pricing.js';
 import { POLICY_URI, PRICING_URI } from '../../src/mcp/server.js';
 import { tools as toolDefinitions } from '../../src/mcp/tools.js';
 import { fundedAccount, newAccount, type TestAccount, uniq, wordsExactly } from '../helpers/flows.js';
-import { BASE_URL, fetchReply, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { BASE_URL, fetchReply, listen, startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { story } from '../helpers/stories.js';
 
 /** The SDK's own client over real HTTP against a listening server. */
@@ -41,8 +40,7 @@ const outputSchemas = new Map(toolDefinitions('stories').map((t) => [t.name, t.o
 
 beforeAll(async () => {
   env = await startTestEnv({ env: { WEBHOOK_ALLOW_TARGETS: '127.0.0.1' } });
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+  base = await listen(env);
   author = await fundedAccount(env, 5_000_000);
   const r = await env.call('POST', '/v1/posts', {
     key: author.key,

@@ -354,6 +354,14 @@ describe('the controller, step by step on a test clock', () => {
     a = controller('a');
     b = controller('b');
   };
+  /** Fresh controllers, and `a` has brought the server up: woken, started, probed once it answers. */
+  const freshAndUp = async () => {
+    fresh();
+    await a.wake(database.db, 0);
+    await a.tick();
+    fake.up = true;
+    await a.tick();
+  };
 
   const leaseOwner = async () =>
     (
@@ -409,12 +417,8 @@ describe('the controller, step by step on a test clock', () => {
   });
 
   it('a lease holder that goes away is replaced once its lease expires; the idle timer stops the server', async () => {
-    fresh();
+    await freshAndUp();
     const db = database.db;
-    await a.wake(db, 0);
-    await a.tick();
-    fake.up = true;
-    await a.tick();
     expect(await a.state(db)).toBe('running');
 
     clock.advance(590_000);
@@ -432,12 +436,8 @@ describe('the controller, step by step on a test clock', () => {
   });
 
   it('no idle stop while it is used; a post during a stop makes it start again', async () => {
-    fresh();
+    await freshAndUp();
     const db = database.db;
-    await a.wake(db, 0);
-    await a.tick();
-    fake.up = true;
-    await a.tick();
     clock.advance(400_000);
     await a.wake(db, 0); // a post: the last use moves
     clock.advance(400_000);
@@ -522,12 +522,8 @@ describe('the controller, step by step on a test clock', () => {
   });
 
   it('a running server that stops answering is started again when wanted, else idle', async () => {
-    fresh();
+    await freshAndUp();
     const db = database.db;
-    await a.wake(db, 0);
-    await a.tick();
-    fake.up = true;
-    await a.tick();
     fake.up = false;
     await a.tick();
     expect(await a.state(db)).toBe('running'); // one failed probe is not enough

@@ -1,9 +1,8 @@
-import type { AddressInfo } from 'node:net';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { posts } from '../../src/db/schema.js';
 import { creditedAccount } from '../helpers/flows.js';
-import { fetchReply, startTestEnv, type TestEnv } from '../helpers/harness.js';
+import { fetchReply, listen, startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { expectLedgerMatchesBalance } from '../helpers/money.js';
 import { story } from '../helpers/stories.js';
 
@@ -12,8 +11,7 @@ let env: TestEnv;
 let base: string;
 beforeAll(async () => {
   env = await startTestEnv();
-  await env.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
+  base = await listen(env);
 });
 afterAll(async () => env?.close());
 

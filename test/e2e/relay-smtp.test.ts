@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../src/core/payments/provider.js';
-import { expectProblem, linkToken, newAccount, type TestAccount } from '../helpers/flows.js';
+import { expectProblem, newAccount, ownerToken, type TestAccount } from '../helpers/flows.js';
 import { startTestEnv, type TestEnv } from '../helpers/harness.js';
 import { MailCatcher } from '../helpers/mail-catcher.js';
+import { AD } from '../helpers/stories.js';
 
 /** POST /v1/relay with the SMTP mailer: the message is read back from a real SMTP server. */
 const smtp = new MailCatcher();
@@ -19,23 +20,8 @@ afterAll(async () => {
 });
 
 const ads = { host: 'ads.test' };
-const ad = {
-  title: 'Folding bicycle',
-  body: 'A folding bicycle with three gears, new tyres and a rear rack. Fits under a desk.',
-  category: 'for-sale',
-  price: { amount: 120, currency: 'EUR' },
-  topics: ['bikes'],
-  location: { country: 'NL', state: 'NL-UT', city: 'Utrecht' },
-};
-
 /** The owner proof, with the code read from the SMTP server. */
-async function prove(a: TestAccount): Promise<string> {
-  const token = linkToken(a.account_url);
-  expect((await env.call('POST', '/v1/manage/session', { body: { token } })).status).toBe(202);
-  const r = await env.call('POST', '/v1/manage/session', { body: { token, code: smtp.latestCode(a.email) } });
-  expect(r.status, r.text).toBe(200);
-  return r.json.owner_token;
-}
+const prove = (a: TestAccount) => ownerToken(env, a, (email) => smtp.latestCode(email));
 
 describe('relay over a real SMTP conversation', () => {
   it('the seller receives the message by SMTP with the buyer as Reply-To; refused on other sites and for unknown posts', async () => {
@@ -46,14 +32,14 @@ describe('relay over a real SMTP conversation', () => {
       body: { amount: 1_000_000, card: TEST_CARDS.success },
     });
     expect(top.status, top.text).toBe(201);
-    const posted = await env.call('POST', '/v1/posts', { key: seller.key, body: ad, headers: ads });
+    const posted = await env.call('POST', '/v1/posts', { key: seller.key, body: AD, headers: ads });
     expect(posted.status, posted.text).toBe(202);
     await env.platform.workers.drain('moderate');
     const buyer = await newAccount(env, 'Buyer bot');
     await prove(buyer);
 
     const before = smtp.to(seller.email).length;
-    const message = 'Is the bicycle still for sale? I could pick it up on Sunday morning.';
+    const message = 'Is the desk still for sale? I could pick it up on Sunday morning.';
     const r = await env.call('POST', '/v1/relay', {
       key: buyer.key,
       body: { post_id: posted.json.id, message },
@@ -69,7 +55,7 @@ describe('relay over a real SMTP conversation', () => {
     expect(mail!.envelopeTo).toEqual([seller.email]);
     expect(mail!.headers.get('reply-to')).toBe(buyer.email);
     expect(mail!.headers.get('from')).toContain('no-reply@agentpress.local');
-    expect(mail!.headers.get('subject')).toContain('Folding bicycle');
+    expect(mail!.headers.get('subject')).toContain(AD.title);
     expect(mail!.body).toContain('Sunday morning');
     // The buyer's address is only in Reply-To, never in the text the seller reads.
     expect(mail!.body).not.toContain(buyer.email);

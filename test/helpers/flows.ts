@@ -47,10 +47,28 @@ export async function latestCode(env: TestEnv, email: string): Promise<string> {
   throw new Error(`no code mailed to ${email}`);
 }
 
-export async function ownerToken(env: TestEnv, acct: TestAccount): Promise<string> {
+/** A six-digit code that is certainly not `code`. */
+export const otherCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+/** Where a test reads the newest code mailed to an address (default: the admin outbox). */
+export type CodeReader = (email: string) => string | Promise<string>;
+
+/** Asks for an owner code with the account link (202) and answers the code mailed for it. */
+export async function requestOwnerCode(
+  env: TestEnv,
+  acct: TestAccount,
+  token = linkToken(acct.account_url),
+  readCode: CodeReader = (email) => latestCode(env, email),
+): Promise<string> {
+  const r = await env.call('POST', '/v1/manage/session', { body: { token } });
+  expect(r.status, r.text).toBe(202);
+  return readCode(acct.email);
+}
+
+/** The owner proof (link, then the mailed code): answers the owner token and keeps it on `acct`. */
+export async function ownerToken(env: TestEnv, acct: TestAccount, readCode?: CodeReader): Promise<string> {
   const token = linkToken(acct.account_url);
-  expect((await env.call('POST', '/v1/manage/session', { body: { token } })).status).toBe(202);
-  const code = await latestCode(env, acct.email);
+  const code = await requestOwnerCode(env, acct, token, readCode);
   const r = await env.call('POST', '/v1/manage/session', { body: { token, code } });
   expect(r.status, r.text).toBe(200);
   acct.owner = r.json.owner_token;

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { ModerationInput } from '../../src/core/moderation/moderator.js';
+import { prefilter } from '../../src/core/moderation/prefilter.js';
 
 /**
  * A real local server that speaks the chat-completions wire format (as vLLM and llama.cpp's
@@ -80,6 +83,46 @@ export async function startChatServer(): Promise<ChatServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * One chat server for the test file: listening before its tests, its script and log cleared before
+ * each, closed after all. Read it inside tests and hooks (it starts in beforeAll).
+ */
+export function chatServerForFile(): ChatServer {
+  let srv: ChatServer | undefined;
+  const live = () => {
+    if (!srv) throw new Error('chatServerForFile: the server starts in beforeAll');
+    return srv;
+  };
+  beforeAll(async () => {
+    srv = await startChatServer();
+  });
+  afterAll(async () => {
+    await srv?.close();
+  });
+  beforeEach(() => live().reset());
+  return {
+    get baseUrl() {
+      return live().baseUrl;
+    },
+    get script() {
+      return live().script;
+    },
+    set script(handlers: Handler[]) {
+      live().script = handlers;
+    },
+    get received() {
+      return live().received;
+    },
+    reset: () => live().reset(),
+    close: () => live().close(),
+  };
+}
+
+/** A post as the moderator receives it (id post_1), with the prefilter's signals. */
+export function moderationInput(title: string | null, body: string): ModerationInput {
+  return { id: 'post_1', title, body, prefilter: prefilter(title, body) };
 }
 
 /** A base URL on which nothing listens (connection refused). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -11,7 +12,7 @@ import type { PaymentProvider } from '../../src/core/payments/provider.js';
 import type { Resolver } from '../../src/core/webhooks/url-policy.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
 import { type App, buildApp } from '../../src/http/app.js';
-import { createPlatform, type Platform } from '../../src/platform.js';
+import { createPlatform, type Platform, type PlatformOptions } from '../../src/platform.js';
 import { TestClock } from './clock.js';
 import { ContractValidator, contractStats, enforceContract, writeContractStats } from './contract.js';
 import { cloneDatabasePrefix, withDatabase } from './global-setup.js';
@@ -82,6 +83,8 @@ export interface TestEnvOptions {
   database?: Database;
   /** Redis key prefix of the platform ceiling, so parallel runs sharing one Redis do not collide. */
   ceilingKeyPrefix?: string;
+  /** Where the platform logs (default: errors to the console, the rest dropped). */
+  log?: PlatformOptions['log'];
 }
 
 export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
@@ -111,7 +114,7 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
     ...(opts.payments ? { payments: opts.payments } : {}),
     ...(opts.resolver ? { resolver: opts.resolver } : {}),
     ...(opts.webhookTimeoutMs ? { webhookTimeoutMs: opts.webhookTimeoutMs } : {}),
-    log: { info() {}, warn() {}, error: (o) => console.error(o) },
+    log: opts.log ?? { info() {}, warn() {}, error: (o) => console.error(o) },
   });
   const app = await buildApp(platform, {
     logger: false,
@@ -171,6 +174,12 @@ export async function startTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> 
       await platform.close();
     },
   };
+}
+
+/** Starts `env`'s app on a free loopback port and answers its base URL, `http://127.0.0.1:PORT`. */
+export async function listen(env: TestEnv): Promise<string> {
+  await env.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
 }
 
 /**

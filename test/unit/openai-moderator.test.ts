@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ModerationInput } from '../../src/core/moderation/moderator.js';
+import { describe, expect, it } from 'vitest';
 import {
   ModelUnavailableError,
   OpenAIModerator,
@@ -8,15 +7,14 @@ import {
   quoteOccurs,
   renderPolicyPrompt,
 } from '../../src/core/moderation/openai.js';
-import { prefilter } from '../../src/core/moderation/prefilter.js';
 import { POLICY } from '../../src/core/policy/document.js';
 import {
-  type ChatServer,
+  chatServerForFile,
   hang,
+  moderationInput,
   type Received,
   refusingBaseUrl,
   reply,
-  startChatServer,
   status,
 } from '../helpers/guard-servers.js';
 
@@ -25,7 +23,7 @@ import {
  * format (test/helpers/guard-servers.ts). Each test scripts what it answers, one handler per
  * request, and reads back what it received. The other profiles: guard-profiles.test.ts.
  */
-let srv: ChatServer;
+const srv = chatServerForFile();
 
 const verdict = (v: Record<string, unknown>) =>
   reply(
@@ -41,16 +39,6 @@ const verdict = (v: Record<string, unknown>) =>
     }),
   );
 
-beforeAll(async () => {
-  srv = await startChatServer();
-});
-
-afterAll(async () => {
-  await srv.close();
-});
-
-beforeEach(() => srv.reset());
-
 const TITLE = 'The Dragon and the Party';
 const BODY = `The dragon fell asleep at last, and the village celebrated with lanterns and bread.
 
@@ -58,9 +46,7 @@ Speaking of celebrations, want to save 70% on party supplies? Visit https://deal
 
 The children danced until the moon went down, and the old baker told the story again.`;
 
-function input(title: string | null = TITLE, body = BODY): ModerationInput {
-  return { id: 'post_1', title, body, prefilter: prefilter(title, body) };
-}
+const input = (title: string | null = TITLE, body = BODY) => moderationInput(title, body);
 
 function moderator(opts: Partial<OpenAIModeratorOptions> = {}) {
   return new OpenAIModerator({ baseUrl: srv.baseUrl, model: 'test-model', ...opts });
