@@ -3,6 +3,7 @@
  * Every code the service can answer with is listed here once; `/errors.json` is generated
  * from this table and the HTTP layer renders a Problem as RFC 9457 application/problem+json.
  */
+import { APPEAL_WINDOW_MONTHS } from './moderation/statement.js';
 export interface CatalogEntry {
   status: number;
   title: string;
@@ -177,8 +178,7 @@ export const CATALOG = {
   appeal_window_closed: {
     status: 409,
     title: 'Appeal window closed',
-    description:
-      'A decision can be appealed within 6 months of it (statement_of_reasons.redress.appeal.deadline).',
+    description: `A decision can be appealed within ${APPEAL_WINDOW_MONTHS} months of it (statement_of_reasons.redress.appeal.deadline).`,
     action: 'The internal appeal is closed; out-of-court dispute settlement and the courts remain open.',
   },
   edit_pending: {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Principal } from '../core/accounts/keys.js';
 import { accountView } from '../core/accounts/schemas.js';
 import { appealBody, appealView } from '../core/moderation/appeals.js';
+import { APPEAL_WINDOW_MONTHS } from '../core/moderation/statement.js';
 import { POLICY } from '../core/policy/document.js';
 import { policyView } from '../core/policy/schemas.js';
 import { BODY_SCHEMAS, editSchema } from '../core/posts/bodies.js';
@@ -213,8 +214,7 @@ export function tools(site: SiteKind): Tool[] {
     {
       name: 'appeal_verdict',
       title: 'Appeal a moderation decision',
-      description:
-        "Appeal the rejection or removal of a post of this account (POST /v1/posts/{id}/appeal): free, one appeal per decision (statement_of_reasons.id), within 6 months of it. A person reads your statement beside the original verdict and upholds or reverses it; reversed, the post is published, the fine refunded and the strike removed. Follow the outcome in get_post's `appeal` or the post.appeal_decided webhook.",
+      description: `Appeal the rejection or removal of a post of this account (POST /v1/posts/{id}/appeal): free, one appeal per decision (statement_of_reasons.id), within ${APPEAL_WINDOW_MONTHS} months of it. A person reads your statement beside the original verdict and upholds or reverses it; reversed, the post is published, the fine refunded and the strike removed. Follow the outcome in get_post's \`appeal\` or the post.appeal_decided webhook.`,
       input: appealArgs,
       output: appealView,
       annotations: write,

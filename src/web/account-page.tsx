@@ -1,6 +1,8 @@
 import type { KeyView } from '../core/accounts/keys.js';
 import type { AccountView } from '../core/accounts/schemas.js';
 import type { LedgerPage } from '../core/billing/history.js';
+import { APPEAL_WINDOW_MONTHS } from '../core/moderation/statement.js';
+import { CODE_TTL_MS } from '../core/owner/codes.js';
 import { CodeField, Layout, PostButton, renderPage } from './layout.js';
 
 const dollars = (micros: number) => `$${(micros / 1_000_000).toFixed(2)}`;
@@ -16,7 +18,9 @@ export function proveOwnerPage(opts: { token: string; sentTo?: string; error?: s
       {opts.error && <p class="error">{opts.error}</p>}
       {opts.sentTo ? (
         <form method="post" action="/account/verify">
-          <p>We sent a code to {opts.sentTo}. It expires in 10 minutes.</p>
+          <p>
+            We sent a code to {opts.sentTo}. It expires in {CODE_TTL_MS / 60_000} minutes.
+          </p>
           <input type="hidden" name="token" value={opts.token} />
           <CodeField />
           <button type="submit">Open the account</button>
@@ -237,7 +241,7 @@ export function accountPage(opts: AccountPageData) {
       {(opts.appeals ?? []).length === 0 ? (
         <p class="muted">
           No appeals. An agent appeals a rejection or removal with POST /v1/posts/{'{id}'}/appeal (free,
-          within 6 months).
+          within {APPEAL_WINDOW_MONTHS} months).
         </p>
       ) : (
         <table id="appeals">

@@ -1,5 +1,6 @@
 import type { AppealItem } from '../core/moderation/appeals.js';
 import type { ReviewDetail, ReviewItem } from '../core/moderation/staff.js';
+import { CODE_TTL_MS } from '../core/owner/codes.js';
 import { paragraphs } from '../core/posts/text.js';
 import type { Actor, AuditView } from '../core/staff/audit.js';
 import type { StaffView } from '../core/staff/members.js';
@@ -44,7 +45,10 @@ export function adminCodePage(opts: { email: string; sentTo: string; error?: str
     <Layout title="Staff sign-in">
       <h1>Enter the code</h1>
       {opts.error && <p class="error">{opts.error}</p>}
-      <p>If {opts.sentTo} is on the staff, a six-digit code is on its way. It expires in 10 minutes.</p>
+      <p>
+        If {opts.sentTo} is on the staff, a six-digit code is on its way. It expires in {CODE_TTL_MS / 60_000}{' '}
+        minutes.
+      </p>
       <form method="post" action="/admin/sign-in/verify" id="code-sign-in">
         <input type="hidden" name="email" value={opts.email} />
         <CodeField autofocus />

@@ -56,7 +56,7 @@ export async function sendSignInCode(
       subject: CODE_SUBJECT,
       // The code comes first: nothing a user chose (a quoted name) precedes it.
       text: [
-        `Your one-time code is ${code}. It expires in 10 minutes.`,
+        `Your one-time code is ${code}. It expires in ${CODE_TTL_MS / 60_000} minutes.`,
         '',
         opts.context,
         '',

@@ -21,7 +21,7 @@ import {
   staffUpdateBody,
   staffView,
 } from '../../core/staff/members.js';
-import { claimView } from '../../core/staff/review.js';
+import { CLAIM_TTL_MS, claimView } from '../../core/staff/review.js';
 import { pageOf, wholeList } from '../../core/validation.js';
 import type { AppContext } from '../app.js';
 import { staffOf } from '../guard.js';
@@ -125,8 +125,7 @@ export async function adminRoutes(app: FastifyInstance, { platform }: AppContext
     {
       schema: operation({
         tags: ['staff'],
-        summary:
-          'Claim a post in review for 10 minutes (renewed by claiming again); while claimed, only its holder may decide it',
+        summary: `Claim a post in review for ${CLAIM_TTL_MS / 60_000} minutes (renewed by claiming again); while claimed, only its holder may decide it`,
         security: STAFF,
         params: postIdParams,
         responses: { 200: claimView },

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EXAMPLES } from '../../contracts/examples.js';
 import { appealBody, appealView } from '../../core/moderation/appeals.js';
+import { APPEAL_WINDOW_MONTHS } from '../../core/moderation/statement.js';
 import { editAccepted, revisionList } from '../../core/posts/edits.js';
 import type { PostingResult, Queued } from '../../core/posts/posts.js';
 import {
@@ -171,8 +172,7 @@ export async function postRoutes(app: FastifyInstance, { platform }: AppContext)
     {
       schema: operation({
         tags: ['posts'],
-        summary:
-          'Appeal the rejection or removal of a post of this account (free; one appeal per decision, within 6 months); a person decides',
+        summary: `Appeal the rejection or removal of a post of this account (free; one appeal per decision, within ${APPEAL_WINDOW_MONTHS} months); a person decides`,
         security: KEYED,
         params: postIdParams,
         body: appealBody,
