@@ -9,6 +9,10 @@ import { Problem } from '../problems.js';
 import { newId } from '../secrets.js';
 import { type Actor, recordAudit } from '../staff/audit.js';
 
+/** How a person resolved a report (reports.resolution, with status resolved). */
+export const REPORT_OUTCOMES = ['content_removed', 'no_action'] as const;
+type ReportOutcomeKind = (typeof REPORT_OUTCOMES)[number];
+
 export const REPORTS_PER_IP_PER_DAY = 20;
 
 export const reportBody = z.strictObject({
@@ -25,7 +29,7 @@ export const reportView = z.object({
   category: z.string(),
   detail: z.string().nullable(),
   status: z.string(),
-  outcome: z.enum(['content_removed', 'no_action']).nullable(),
+  outcome: z.enum(REPORT_OUTCOMES).nullable(),
   created_at: z.string(),
   resolved_at: z.string().nullable(),
 });
@@ -47,7 +51,7 @@ export const reportOutcome = z
     category: z.string(),
     status: z.enum(['open', 'resolved']),
     outcome: z
-      .enum(['content_removed', 'no_action'])
+      .enum(REPORT_OUTCOMES)
       .nullable()
       .describe('content_removed: the post was removed; no_action: a person found it within the policy.'),
     reason: z.string().nullable().describe('Why no action was taken, when a person said so.'),
@@ -63,10 +67,9 @@ export type ReportOutcome = z.infer<typeof reportOutcome>;
 export const dismissBody = z.strictObject({ reason: z.string().trim().min(1).max(2000) });
 
 type ReportRow = typeof reports.$inferSelect;
-const OUTCOMES = new Set(['content_removed', 'no_action']);
-const outcomeOf = (r: ReportRow) =>
-  r.status === 'resolved' && OUTCOMES.has(r.resolution ?? '')
-    ? (r.resolution as 'content_removed' | 'no_action')
+const outcomeOf = (r: ReportRow): ReportOutcomeKind | null =>
+  r.status === 'resolved' && (REPORT_OUTCOMES as readonly string[]).includes(r.resolution ?? '')
+    ? (r.resolution as ReportOutcomeKind)
     : null;
 
 function toView(r: ReportRow): ReportView {

@@ -5,7 +5,7 @@ import { webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import type { JobSender } from '../jobs.js';
 import { type EventRevision, eventRevision } from '../posts/revisions.js';
-import { appealSummary, type OwnPost, ownPost } from '../posts/views.js';
+import { type AppealSummary, appealSummary, type OwnPost, ownPost } from '../posts/views.js';
 import { newId } from '../secrets.js';
 
 export const POST_EVENTS = [
@@ -78,7 +78,7 @@ export class Events {
     accountId: string,
     type: PostEventType,
     post: OwnPost,
-    extra: { revision: EventRevision } | { appeal: unknown },
+    extra: { revision: EventRevision } | { appeal: AppealSummary },
   ): Promise<number> {
     const endpoints = await tx
       .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
